@@ -1,0 +1,102 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// Upcoming features as in Hummingbird: explicit `any`, imports internal unless said `public import`,
+// and members visible only through modules this file imports itself.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "hubd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "hubd", targets: ["hubd"]),
+        .library(name: "HubKernel", targets: ["HubKernel"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        // System C libraries (Debian -dev packages; scripts/install-deps.sh installs them).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+
+        .target(
+            name: "HubKernel",
+            dependencies: [
+                "CSQLite",
+                "CLibPQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hubd",
+            dependencies: [
+                "HubKernel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Benchmarks (release builds only; `make bench-ledger`).
+        .executableTarget(
+            name: "LedgerBench",
+            dependencies: ["HubKernel", "CSQLite", "CLibPQ"],
+            path: "bench/LedgerBench",
+            swiftSettings: swiftSettings
+        ),
+        // A child process for the crash test: writes transfers and reports each acknowledged one.
+        .executableTarget(
+            name: "LedgerCrashWriter",
+            dependencies: [
+                "HubKernel",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/Support/LedgerCrashWriter",
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(
+            name: "HubKernelTests",
+            dependencies: [
+                "HubKernel",
+                "LedgerCrashWriter",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HubdTests",
+            dependencies: [
+                "hubd",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CShimTests",
+            dependencies: ["CSQLite", "CLibPQ", "COpenSSL", "CSodium", "CZstd"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

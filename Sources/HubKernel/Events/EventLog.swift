@@ -1,0 +1,93 @@
+/// An event about to be appended to the outbox, in CloudEvents 1.0 terms.
+public struct NewEvent: Sendable, Equatable {
+    /// Dotted type, e.g. `ledger.transfer.posted`.
+    public var type: String
+    /// The producer, e.g. `/ledger` or `/rails/ble-sessions`.
+    public var source: String
+    /// What the event is about, usually an id.
+    public var subject: String?
+    /// The payload as JSON text (an object).
+    public var data: String
+    public var time: LedgerTimestamp
+
+    public init(type: String, source: String, subject: String?, data: String, time: LedgerTimestamp) {
+        self.type = type
+        self.source = source
+        self.subject = subject
+        self.data = data
+        self.time = time
+    }
+}
+
+/// An event as stored, with its hub-wide sequence number.
+public struct EventRecord: Sendable, Equatable {
+    public var sequence: Int64
+    public var id: String
+    public var type: String
+    public var source: String
+    public var subject: String?
+    public var time: String
+    public var data: String
+}
+
+/// The transactional outbox: events are appended by the same database transaction that makes the
+/// change they describe. Sequence numbers come from a counter row updated in that transaction, so
+/// they are gapless and in commit order (the row lock serialises writers on PostgreSQL).
+public enum EventLog {
+    static let columns = ["sequence", "id", "type", "source", "subject", "time", "data"]
+
+    /// Appends `events` and returns the sequence number of the last one.
+    @discardableResult
+    public static func append(_ events: [NewEvent], on connection: any SQLConnection) throws -> Int64 {
+        guard !events.isEmpty else { return try Counters.read(.eventSequence, on: connection) }
+        var sequence = try Counters.read(.eventSequence, on: connection)
+        var rows: [[SQLValue]] = []
+        rows.reserveCapacity(events.count)
+        for event in events {
+            sequence += 1
+            rows.append([
+                .int(sequence), .text(TransferID.random().description), .text(event.type), .text(event.source),
+                .optional(event.subject.map(SQLValue.text)), .text(RFC3339.format(nanoseconds: event.time.nanoseconds)),
+                .text(event.data),
+            ])
+        }
+        try connection.insertMany(into: "hub_events", columns: columns, rows: rows)
+        try Counters.write(.eventSequence, sequence, on: connection)
+        return sequence
+    }
+
+    /// Events after `sequence`, oldest first.
+    public static func read(after sequence: Int64, limit: Int, on connection: any SQLConnection) throws -> [EventRecord] {
+        try connection.query(
+            "SELECT sequence, id, type, source, subject, time, data FROM hub_events WHERE sequence > $1 ORDER BY sequence LIMIT $2",
+            [.int(sequence), .int(Int64(limit))]
+        ).map { row in
+            EventRecord(
+                sequence: try row.int(0), id: try row.text(1), type: try row.text(2), source: try row.text(3),
+                subject: try row.optionalText(4), time: try row.text(5), data: try row.text(6)
+            )
+        }
+    }
+}
+
+/// Named counters kept in `hub_counters`, read with a row lock inside write transactions.
+enum Counters {
+    struct Name: Sendable {
+        let rawValue: String
+        static let eventSequence = Name(rawValue: "event_sequence")
+        static let ledgerTimestamp = Name(rawValue: "ledger_timestamp")
+    }
+
+    static func read(_ name: Name, on connection: any SQLConnection) throws -> Int64 {
+        guard let row = try connection.queryFirst(
+            "SELECT value FROM hub_counters WHERE name = $1" + connection.dialect.forUpdate, [.text(name.rawValue)]
+        ) else {
+            throw DatabaseError(.query, "counter '\(name.rawValue)' is missing: the kernel migrations have not run")
+        }
+        return try row.int(0)
+    }
+
+    static func write(_ name: Name, _ value: Int64, on connection: any SQLConnection) throws {
+        try connection.execute("UPDATE hub_counters SET value = $1 WHERE name = $2", [.int(value), .text(name.rawValue)])
+    }
+}

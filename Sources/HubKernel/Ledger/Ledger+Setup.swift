@@ -1,0 +1,178 @@
+/// Creating assets and accounts. These are rare next to transfers, so they run as plain write
+/// transactions instead of through the group-commit writer; both use the one writer connection,
+/// so they are serialised with transfer batches all the same.
+extension Ledger {
+    /// Creates an asset and its issuance account, or returns the existing asset when the fields
+    /// match.
+    public func createAsset(_ new: NewAsset) async throws -> CreateResult<Asset> {
+        guard new.scale <= Asset.maximumScale else {
+            return .failed(TransferError(.invalidField, "scale must be 0 to \(Asset.maximumScale)", field: "scale"))
+        }
+        guard (1...128).contains(new.name.utf8.count) else {
+            return .failed(TransferError(.invalidField, "name must be 1 to 128 bytes", field: "name"))
+        }
+        let clock = self.clock
+        return try await database.write { connection in
+            if let row = try connection.queryFirst(Self.selectAssets + " WHERE code = $1", [.text(new.code.rawValue)]) {
+                let existing = try Self.asset(row)
+                if existing.scale != new.scale {
+                    return .failed(TransferError(.existsWithDifferentFields, "asset \(new.code) exists with another scale", field: "scale"))
+                }
+                if existing.name != new.name {
+                    return .failed(TransferError(.existsWithDifferentFields, "asset \(new.code) exists with another name", field: "name"))
+                }
+                return .exists(existing)
+            }
+            let createdAt = try Self.nextTimestamp(connection, clock)
+            let asset = Asset(code: new.code, scale: new.scale, name: new.name, issuanceAccountID: .random(), createdAt: createdAt)
+            try connection.execute(
+                "INSERT INTO ledger_assets (code, scale, name, issuance_account_id, created_at) VALUES ($1, $2, $3, $4, $5)",
+                [.text(asset.code.rawValue), .int(Int64(asset.scale)), .text(asset.name), asset.issuanceAccountID.sqlValue, createdAt.sqlValue]
+            )
+            let issuance = Account(
+                id: asset.issuanceAccountID, asset: asset.code, owner: .system("issuance"), code: "issuance", flags: [],
+                debitsPosted: 0, creditsPosted: 0, debitsPending: 0, creditsPending: 0, metadata: [:], createdAt: createdAt
+            )
+            try connection.insertMany(into: "ledger_accounts", columns: LedgerStore.accountColumns, rows: [LedgerStore.values(issuance)])
+            var json = JSONWriter()
+            json.beginObject()
+            json.field("code", asset.code.rawValue)
+            json.key("scale")
+            json.int(asset.scale)
+            json.field("name", asset.name)
+            json.field("issuance_account_id", asset.issuanceAccountID.description)
+            json.endObject()
+            try EventLog.append(
+                [
+                    NewEvent(type: "ledger.asset.created", source: "/ledger", subject: asset.code.rawValue, data: json.text, time: createdAt),
+                    NewEvent(
+                        type: "ledger.account.created", source: "/ledger", subject: issuance.id.description,
+                        data: LedgerJSON.account(issuance), time: createdAt
+                    ),
+                ],
+                on: connection
+            )
+            return .created(asset)
+        }
+    }
+
+    /// Creates accounts, one result each. An id that exists with the same fields is `exists`.
+    public func createAccounts(_ accounts: [NewAccount]) async throws -> [CreateResult<Account>] {
+        guard accounts.count <= configuration.maxBatchTransfers else {
+            throw TransferError(.batchTooLarge, "at most \(configuration.maxBatchTransfers) accounts at once")
+        }
+        let clock = self.clock
+        return try await database.write { connection in
+            let stored = try connection.selectIn(LedgerStore.selectAccounts + " WHERE id", keys: accounts.map(\.id.sqlValue))
+            var existing: [AccountID: Account] = [:]
+            for row in stored {
+                let account = try LedgerStore.account(row)
+                existing[account.id] = account
+            }
+            let assetCodes = Set(accounts.map(\.asset.rawValue)).sorted()
+            let knownAssets = Set(
+                try connection.selectIn("SELECT code FROM ledger_assets WHERE code", keys: assetCodes.map(SQLValue.text)).map { try $0.text(0) }
+            )
+            var results: [CreateResult<Account>] = []
+            var inserted: [Account] = []
+            var events: [NewEvent] = []
+            for new in accounts {
+                if let prior = existing[new.id] {
+                    if let field = Self.firstDifference(prior, new) {
+                        results.append(
+                            .failed(TransferError(.existsWithDifferentFields, "account \(new.id) exists with a different \(field)", field: field))
+                        )
+                    } else {
+                        results.append(.exists(prior))
+                    }
+                    continue
+                }
+                if let error = Self.validate(new) {
+                    results.append(.failed(error))
+                    continue
+                }
+                guard knownAssets.contains(new.asset.rawValue) else {
+                    results.append(.failed(TransferError(.assetNotFound, "asset \(new.asset) does not exist", field: "asset")))
+                    continue
+                }
+                let createdAt = try Self.nextTimestamp(connection, clock)
+                let account = Account(
+                    id: new.id, asset: new.asset, owner: new.owner, code: new.code, flags: new.flags, debitsPosted: 0,
+                    creditsPosted: 0, debitsPending: 0, creditsPending: 0, metadata: new.metadata, createdAt: createdAt
+                )
+                existing[account.id] = account
+                inserted.append(account)
+                events.append(
+                    NewEvent(
+                        type: "ledger.account.created", source: "/ledger", subject: account.id.description,
+                        data: LedgerJSON.account(account), time: createdAt
+                    )
+                )
+                results.append(.created(account))
+            }
+            try connection.insertMany(into: "ledger_accounts", columns: LedgerStore.accountColumns, rows: inserted.map(LedgerStore.values))
+            try EventLog.append(events, on: connection)
+            return results
+        }
+    }
+
+    public func asset(_ code: AssetCode) async throws -> Asset? {
+        try await database.read { connection in
+            try connection.queryFirst(Self.selectAssets + " WHERE code = $1", [.text(code.rawValue)]).map(Self.asset)
+        }
+    }
+
+    public func assets() async throws -> [Asset] {
+        try await database.read { connection in
+            try connection.query(Self.selectAssets + " ORDER BY code").map(Self.asset)
+        }
+    }
+
+    static let selectAssets = "SELECT code, scale, name, issuance_account_id, created_at FROM ledger_assets"
+
+    static func asset(_ row: SQLRow) throws -> Asset {
+        let codeText = try row.text(0)
+        guard let code = AssetCode(codeText) else { throw DatabaseError(.decode, "bad asset code '\(codeText)'") }
+        return Asset(
+            code: code,
+            scale: UInt8(clamping: try row.int(1)),
+            name: try row.text(2),
+            issuanceAccountID: try AccountID(row: row, 3),
+            createdAt: try LedgerTimestamp(row: row, 4)
+        )
+    }
+
+    static func validate(_ new: NewAccount) -> TransferError? {
+        guard new.id.rawValue != 0 else { return TransferError(.idMustNotBeZero, "account id must not be zero", field: "id") }
+        guard (1...64).contains(new.code.utf8.count) else {
+            return TransferError(.invalidField, "code must be 1 to 64 bytes", field: "code")
+        }
+        guard (1...128).contains(new.owner.id.utf8.count) else {
+            return TransferError(.invalidField, "owner id must be 1 to 128 bytes", field: "owner_id")
+        }
+        guard AccountFlags.known.isSuperset(of: new.flags) else {
+            return TransferError(.invalidField, "unknown account flags \(new.flags.rawValue)", field: "flags")
+        }
+        guard !new.flags.isSuperset(of: [.debitsMustNotExceedCredits, .creditsMustNotExceedDebits]) else {
+            return TransferError(.invalidField, "an account cannot have both balance flags (it could never move)", field: "flags")
+        }
+        return LedgerBatch.validateMetadata(new.metadata)
+    }
+
+    static func firstDifference(_ stored: Account, _ new: NewAccount) -> String? {
+        if stored.asset != new.asset { return "asset" }
+        if stored.owner != new.owner { return "owner" }
+        if stored.code != new.code { return "code" }
+        if stored.flags != new.flags { return "flags" }
+        if stored.metadata != new.metadata { return "metadata" }
+        return nil
+    }
+
+    /// The next ledger timestamp, from the counter row (locked on PostgreSQL).
+    static func nextTimestamp(_ connection: any SQLConnection, _ clock: LedgerClock) throws -> LedgerTimestamp {
+        let last = UInt64(bitPattern: try Counters.read(.ledgerTimestamp, on: connection))
+        let next = max(clock.now().nanoseconds, last + 1)
+        try Counters.write(.ledgerTimestamp, Int64(bitPattern: next), on: connection)
+        return LedgerTimestamp(nanoseconds: next)
+    }
+}

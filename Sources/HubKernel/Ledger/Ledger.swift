@@ -1,0 +1,129 @@
+public import Logging
+public import ServiceLifecycle
+
+/// Settings of the ledger, with defaults for production.
+public struct LedgerConfiguration: Sendable {
+    /// Transfers per request at most, and per database transaction at most (a larger request
+    /// still runs alone in one transaction).
+    public var maxBatchTransfers = 10_000
+    /// How often overdue holds are voided.
+    public var expiryInterval: Duration = .seconds(1)
+    /// Holds voided per expiry transaction.
+    public var expiryBatchLimit = 1_000
+
+    public init() {}
+}
+
+/// The double-entry ledger: assets, accounts with balance rules, transfers (immediate, two-phase,
+/// linked), each change appended to the event outbox in the same transaction.
+///
+/// Writes go through one writer per process that batches concurrent requests (group commit); it
+/// and the expiry sweeper are ``services``, which the caller runs (in `hubd`, the server's
+/// `ServiceGroup`).
+///
+/// ```swift
+/// let ledger = Ledger(database: db, logger: logger)
+/// // run ledger.services in a ServiceGroup, then:
+/// let result = try await ledger.submit(TransferRequest(id: .random(), action: .post(debit: a, credit: b, amount: 500, asset: usd)))
+/// ```
+public final class Ledger: Sendable {
+    public let database: Database
+    public let configuration: LedgerConfiguration
+    public let clock: LedgerClock
+    let writer: LedgerWriter
+    let logger: Logger
+
+    /// The kernel's migrations (ledger, counters, event outbox).
+    public static var migrations: [Migration] { KernelMigrations.all }
+
+    public init(database: Database, configuration: LedgerConfiguration = .init(), clock: LedgerClock = .system, logger: Logger) {
+        self.database = database
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        writer = LedgerWriter(database: database, clock: clock, maxBatchTransfers: configuration.maxBatchTransfers)
+    }
+
+    /// The writer and the expiry sweeper. Run them for as long as the ledger is used.
+    public var services: [any Service] {
+        [writer, PendingExpiryService(ledger: self, interval: configuration.expiryInterval, logger: logger)]
+    }
+
+    // MARK: Transfers
+
+    /// Applies a batch of transfers in one database transaction and returns one result per
+    /// transfer, in order. Linked chains succeed or fail as a whole; a retried id with the same
+    /// fields returns `exists`.
+    /// - Throws: a `TransferError` with code `batch_too_large` for more than `maxBatchTransfers`;
+    ///   ``LedgerError/writerNotRunning`` when the writer service is not running; a
+    ///   ``DatabaseError`` when the transaction failed (then nothing was applied).
+    public func submit(_ requests: [TransferRequest]) async throws -> [TransferResult] {
+        guard !requests.isEmpty else { return [] }
+        guard requests.count <= configuration.maxBatchTransfers else {
+            throw TransferError(.batchTooLarge, "a batch holds at most \(configuration.maxBatchTransfers) transfers, got \(requests.count)")
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            writer.enqueue(.transfers(requests, continuation))
+        }
+    }
+
+    /// Applies one transfer.
+    public func submit(_ request: TransferRequest) async throws -> TransferResult {
+        try await submit([request])[0]
+    }
+
+    /// Voids up to `limit` holds whose timeout has passed and returns how many it voided.
+    @discardableResult
+    public func expireDue(limit: Int? = nil) async throws -> Int {
+        try await withCheckedThrowingContinuation { continuation in
+            writer.enqueue(.expire(limit: limit ?? configuration.expiryBatchLimit, continuation))
+        }
+    }
+
+    // MARK: Reads
+
+    public func transfer(_ id: TransferID) async throws -> Transfer? {
+        try await database.read { connection in
+            try connection.queryFirst(LedgerStore.selectTransfers + " WHERE id = $1", [id.sqlValue]).map(LedgerStore.transfer)
+        }
+    }
+
+    public func pendingStatus(_ id: TransferID) async throws -> PendingStatus? {
+        try await database.read { connection in
+            try connection.queryFirst(LedgerStore.selectPending + " WHERE transfer_id = $1", [id.sqlValue]).map(LedgerStore.pendingStatus)
+        }
+    }
+
+    public func account(_ id: AccountID) async throws -> Account? {
+        try await accounts([id]).first
+    }
+
+    /// The accounts that exist among `ids`, in no particular order.
+    public func accounts(_ ids: [AccountID]) async throws -> [Account] {
+        try await database.read { connection in
+            try connection.selectIn(LedgerStore.selectAccounts + " WHERE id", keys: ids.map(\.sqlValue)).map(LedgerStore.account)
+        }
+    }
+
+    /// The accounts of an owner, ordered by creation.
+    public func accounts(ownedBy owner: AccountOwner) async throws -> [Account] {
+        try await database.read { connection in
+            try connection.query(
+                LedgerStore.selectAccounts + " WHERE owner_kind = $1 AND owner_id = $2 ORDER BY created_at",
+                [.text(owner.kind.rawValue), .text(owner.id)]
+            ).map(LedgerStore.account)
+        }
+    }
+
+    /// Transfers that debit or credit `account`, oldest first, after `after` (a cursor).
+    public func transfers(account: AccountID, after: LedgerTimestamp? = nil, limit: Int = 100) async throws -> [Transfer] {
+        let cursor = Int64(bitPattern: after?.nanoseconds ?? 0)
+        return try await database.read { connection in
+            try connection.query(
+                LedgerStore.selectTransfers
+                    + " WHERE (debit_account_id = $1 OR credit_account_id = $1) AND timestamp > $2 ORDER BY timestamp LIMIT $3",
+                [account.sqlValue, .int(cursor), .int(Int64(limit))]
+            ).map(LedgerStore.transfer)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+/// A 128-bit identifier written as a UUID (`8-4-4-4-12` lowercase hex). Clients choose transfer and
+/// account ids, so a retried request carries the same id: that id is the ledger's idempotency key.
+public protocol LedgerIdentifier: Hashable, Sendable, Comparable, CustomStringConvertible, LosslessStringConvertible {
+    var rawValue: UInt128 { get }
+    init(rawValue: UInt128)
+}
+
+extension LedgerIdentifier {
+    /// A random (version 4) identifier.
+    public static func random() -> Self {
+        var generator = SystemRandomNumberGenerator()
+        var value = UInt128(generator.next() as UInt64) << 64 | UInt128(generator.next() as UInt64)
+        // Version 4, variant 10xx, so the text form is a valid UUID.
+        value = (value & ~(UInt128(0xF000) << 64)) | (UInt128(0x4000) << 64)
+        value = (value & ~(UInt128(0xC000) << 48)) | (UInt128(0x8000) << 48)
+        return Self(rawValue: value)
+    }
+
+    /// Parses `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (either case) or 32 hex digits.
+    public init?(_ description: String) {
+        var value: UInt128 = 0
+        var digits = 0
+        let dashed = description.utf8.count == 36
+        for (offset, byte) in description.utf8.enumerated() {
+            if dashed && (offset == 8 || offset == 13 || offset == 18 || offset == 23) {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let nibble: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt128(nibble)
+            digits += 1
+        }
+        guard digits == 32 else { return nil }
+        self.init(rawValue: value)
+    }
+
+    public var description: String {
+        let hex = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(36)
+        for index in 0..<32 {
+            if index == 8 || index == 12 || index == 16 || index == 20 { out.append(UInt8(ascii: "-")) }
+            out.append(hex[Int((rawValue >> UInt128(124 - index * 4)) & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    var sqlValue: SQLValue { .bytes(rawValue.bigEndianBytes) }
+
+    init(row: SQLRow, _ index: Int) throws {
+        guard let value = UInt128(bigEndianBytes: try row.bytes(index)) else {
+            throw DatabaseError(.decode, "column \(index): an identifier must be 16 bytes")
+        }
+        self.init(rawValue: value)
+    }
+}
+
+/// Identifies a ledger account.
+public struct AccountID: LedgerIdentifier {
+    public let rawValue: UInt128
+    public init(rawValue: UInt128) { self.rawValue = rawValue }
+}
+
+/// Identifies a transfer. Chosen by the client; the ledger's idempotency key.
+public struct TransferID: LedgerIdentifier {
+    public let rawValue: UInt128
+    public init(rawValue: UInt128) { self.rawValue = rawValue }
+}

@@ -1,0 +1,30 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+
+/// Nanoseconds since the Unix epoch, assigned by the ledger and strictly increasing across every
+/// transfer it records.
+public struct LedgerTimestamp: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let nanoseconds: UInt64
+    public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
+    public var description: String { RFC3339.format(nanoseconds: nanoseconds) }
+
+    var sqlValue: SQLValue { .int(Int64(bitPattern: nanoseconds)) }
+    init(row: SQLRow, _ index: Int) throws { nanoseconds = UInt64(bitPattern: try row.int(index)) }
+}
+
+/// Where the ledger reads the time. Tests use a manual clock to drive expiry.
+public struct LedgerClock: Sendable {
+    public let now: @Sendable () -> LedgerTimestamp
+    public init(now: @escaping @Sendable () -> LedgerTimestamp) { self.now = now }
+
+    /// The system's real-time clock.
+    public static let system = LedgerClock {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return LedgerTimestamp(nanoseconds: UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec))
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+public import Logging
+import Synchronization
+
+/// The hub's database: one writer connection and a few reader connections, each on its own thread.
+///
+/// Writes are serialised through the single writer (SQLite admits one writer anyway; on
+/// PostgreSQL the ledger's group commit makes one writer fast, and row locks keep other processes
+/// correct). Reads run on the readers, round-robin, each in a consistent snapshot.
+///
+/// ```swift
+/// let db = try await Database.open(.sqlite(path: "./var/hub.sqlite"))
+/// let count = try await db.read { try $0.queryFirst("SELECT count(*) FROM ledger_accounts")!.int(0) }
+/// ```
+public final class Database: Sendable {
+    public let url: DatabaseURL
+    public var dialect: SQLDialect { url.dialect }
+    private let writer: DatabaseWorker
+    private let readers: [DatabaseWorker]
+    private let nextReader = Atomic<Int>(0)
+
+    private init(url: DatabaseURL, writer: DatabaseWorker, readers: [DatabaseWorker]) {
+        self.url = url
+        self.writer = writer
+        self.readers = readers
+    }
+
+    /// Opens (and for SQLite, creates) the database.
+    /// - Parameters:
+    ///   - url: where the data lives.
+    ///   - readerCount: reader connections besides the writer.
+    public static func open(_ url: DatabaseURL, readerCount: Int = 2) async throws -> Database {
+        let open: @Sendable () throws -> any SQLConnection
+        switch url {
+        case .sqlite(let path):
+            let folder = (path as NSString).deletingLastPathComponent
+            if !folder.isEmpty {
+                do {
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                } catch {
+                    throw DatabaseError(.connection, "cannot create the folder \(folder) for the SQLite database: \(error)")
+                }
+            }
+            open = { try SQLiteConnection(path: path) }
+        case .postgres(let uri):
+            open = { try PostgresConnection(url: uri) }
+        }
+        let writer = try await DatabaseWorker(open: open)
+        var readers: [DatabaseWorker] = []
+        do {
+            for _ in 0..<max(1, readerCount) { readers.append(try await DatabaseWorker(open: open)) }
+        } catch {
+            for reader in readers { await reader.close() }
+            await writer.close()
+            throw error
+        }
+        return Database(url: url, writer: writer, readers: readers)
+    }
+
+    /// Runs `body` in a write transaction on the writer connection: committed when it returns,
+    /// rolled back when it throws.
+    public func write<Result: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> Result) async throws -> Result {
+        try await writer.run { connection in
+            try Self.inTransaction(connection, begin: connection.dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN", body)
+        }
+    }
+
+    /// Runs `body` in a read-only snapshot on a reader connection.
+    public func read<Result: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> Result) async throws -> Result {
+        let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
+        let reader = readers[index % readers.count]
+        return try await reader.run { connection in
+            let begin = connection.dialect == .sqlite ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+            return try Self.inTransaction(connection, begin: begin, body)
+        }
+    }
+
+    /// Runs `body` on the writer connection outside any transaction (e.g. `VACUUM`, scripts that
+    /// manage their own transactions).
+    public func withWriterConnection<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLConnection) throws -> Result
+    ) async throws -> Result {
+        try await writer.run(body)
+    }
+
+    /// Closes every connection. Calls after this throw ``DatabaseError/Kind/closed``.
+    public func close() async {
+        for reader in readers { await reader.close() }
+        await writer.close()
+    }
+
+    private static func inTransaction<Result>(
+        _ connection: any SQLConnection,
+        begin: String,
+        _ body: (any SQLConnection) throws -> Result
+    ) throws -> Result {
+        try connection.execute(begin)
+        let result: Result
+        do {
+            result = try body(connection)
+        } catch {
+            // The body's error is what the caller needs; a failed rollback only means the
+            // transaction is already gone.
+            _ = try? connection.execute("ROLLBACK")
+            throw error
+        }
+        do {
+            try connection.execute("COMMIT")
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw error
+        }
+        return result
+    }
+}

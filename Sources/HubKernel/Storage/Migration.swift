@@ -1,0 +1,143 @@
+import Foundation
+
+/// The owner of a list of migrations: the kernel, or one plugin. Groups are independent of each
+/// other; within a group migrations apply in order.
+public struct MigrationGroup: Hashable, Sendable, CustomStringConvertible {
+    public let name: String
+    public init(_ name: String) { self.name = name }
+    public var description: String { name }
+
+    public static let kernel = MigrationGroup("kernel")
+}
+
+/// One named schema change. Its SQL is a portable template (see ``SQLDialect/ddl(_:)``) or,
+/// where the engines differ, one text per dialect.
+public struct Migration: Sendable {
+    public let name: String
+    public let sql: @Sendable (SQLDialect) -> String
+
+    /// A migration whose DDL template serves both dialects.
+    public init(_ name: String, portable template: String) {
+        self.name = name
+        self.sql = { $0.ddl(template) }
+    }
+
+    /// A migration with a different script per dialect.
+    public init(_ name: String, sql: @escaping @Sendable (SQLDialect) -> String) {
+        self.name = name
+        self.sql = sql
+    }
+}
+
+/// Where a database stands against the migrations this build knows.
+public struct MigrationStatus: Sendable, Equatable {
+    /// Migrations known here and not yet applied, per group, in order.
+    public var pending: [String: [String]]
+    public var isCurrent: Bool { pending.values.allSatisfy(\.isEmpty) }
+}
+
+/// Applies and checks migrations, recording each in `hub_migrations` in the same transaction as
+/// its DDL, so a crash leaves either both or neither.
+public struct Migrator: Sendable {
+    public let groups: [(group: MigrationGroup, migrations: [Migration])]
+
+    public init(_ groups: [(group: MigrationGroup, migrations: [Migration])]) {
+        var seen = Set<MigrationGroup>()
+        for entry in groups {
+            precondition(seen.insert(entry.group).inserted, "migration group \(entry.group) registered twice")
+        }
+        self.groups = groups
+    }
+
+    private static let historyTable = """
+        CREATE TABLE IF NOT EXISTS hub_migrations (
+            group_name TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            applied_at TEXT NOT NULL,
+            PRIMARY KEY (group_name, position)
+        )
+        """
+
+    /// Compares the recorded history with the known list. Throws ``DatabaseError/Kind/schemaTooNew``
+    /// when the database holds migrations this build does not know, and
+    /// ``DatabaseError/Kind/migrationHistory`` when the names disagree.
+    public func status(of database: Database) async throws -> MigrationStatus {
+        let groups = self.groups.map { ($0.group, $0.migrations.map(\.name)) }
+        return try await database.write { connection in
+            try connection.execute(Self.historyTable)
+            var pending: [String: [String]] = [:]
+            for (group, names) in groups {
+                let applied = try Self.appliedNames(group, connection)
+                try Self.checkHistory(group: group, applied: applied, known: names)
+                pending[group.name] = Array(names.dropFirst(applied.count))
+            }
+            return MigrationStatus(pending: pending)
+        }
+    }
+
+    /// Applies every pending migration and returns their names as `group/name`.
+    @discardableResult
+    public func migrate(_ database: Database) async throws -> [String] {
+        var applied: [String] = []
+        for (group, migrations) in groups {
+            let names = migrations.map(\.name)
+            while true {
+                // One migration per transaction; the history is re-read under the write lock so
+                // two processes migrating at once cannot both apply the same step.
+                let step: String? = try await database.write { connection in
+                    try connection.execute(Self.historyTable)
+                    if connection.dialect == .postgres {
+                        try connection.execute("SELECT pg_advisory_xact_lock(7041532)")
+                    }
+                    let done = try Self.appliedNames(group, connection)
+                    try Self.checkHistory(group: group, applied: done, known: names)
+                    guard done.count < migrations.count else { return nil }
+                    let migration = migrations[done.count]
+                    try connection.executeScript(migration.sql(connection.dialect))
+                    try connection.execute(
+                        "INSERT INTO hub_migrations (group_name, position, name, applied_at) VALUES ($1, $2, $3, $4)",
+                        [.text(group.name), .int(Int64(done.count)), .text(migration.name), .text(ISO8601DateFormatter().string(from: Date()))]
+                    )
+                    return "\(group.name)/\(migration.name)"
+                }
+                guard let step else { break }
+                applied.append(step)
+            }
+        }
+        return applied
+    }
+
+    /// Throws unless the database is exactly at this build's schema.
+    public func requireCurrent(_ database: Database) async throws {
+        let status = try await status(of: database)
+        guard status.isCurrent else {
+            let list = status.pending.filter { !$0.value.isEmpty }.map { "\($0.key): \($0.value.joined(separator: ", "))" }
+            throw DatabaseError(.schemaTooOld, "the database needs migrations (\(list.sorted().joined(separator: "; "))): run `hubd migrate`")
+        }
+    }
+
+    private static func appliedNames(_ group: MigrationGroup, _ connection: any SQLConnection) throws -> [String] {
+        try connection.query(
+            "SELECT name FROM hub_migrations WHERE group_name = $1 ORDER BY position",
+            [.text(group.name)]
+        ).map { try $0.text(0) }
+    }
+
+    private static func checkHistory(group: MigrationGroup, applied: [String], known: [String]) throws {
+        for (index, name) in applied.enumerated() {
+            guard index < known.count else {
+                throw DatabaseError(
+                    .schemaTooNew,
+                    "the database's '\(group)' schema is newer than this hubd: it has migration '\(name)' (#\(index + 1)) and this build knows \(known.count). Upgrade hubd or use another database."
+                )
+            }
+            guard known[index] == name else {
+                throw DatabaseError(
+                    .migrationHistory,
+                    "migration #\(index + 1) of '\(group)' is recorded as '\(name)' but this build calls it '\(known[index])'"
+                )
+            }
+        }
+    }
+}

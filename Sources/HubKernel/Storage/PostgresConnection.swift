@@ -1,0 +1,199 @@
+import CLibPQ
+
+/// A connection to PostgreSQL through libpq, with a per-connection prepared-statement cache.
+///
+/// Values go as parameters: text format for numbers and strings, binary format for `bytea`.
+/// Results come back in text format; integer columns are read as integers and `bytea` as bytes, by
+/// column type. Not `Sendable`: the `PGconn*` stays on the ``DatabaseWorker`` thread that opened it.
+final class PostgresConnection: SQLConnection {
+    let dialect = SQLDialect.postgres
+    private var handle: OpaquePointer?
+    private var statementNames: [String: String] = [:]
+
+    private enum TypeOID {
+        static let int8: Oid = 20
+        static let int2: Oid = 21
+        static let int4: Oid = 23
+        static let bytea: Oid = 17
+    }
+
+    init(url: String) throws {
+        guard let conn = PQconnectdb(url) else {
+            throw DatabaseError(.connection, "libpq could not allocate a connection")
+        }
+        guard PQstatus(conn) == CONNECTION_OK else {
+            let message = Self.trimmed(PQerrorMessage(conn))
+            PQfinish(conn)
+            throw DatabaseError(.connection, "cannot connect to PostgreSQL: \(message)")
+        }
+        // Notices ("relation already exists, skipping") are not errors; keep them off stderr.
+        PQsetNoticeProcessor(conn, { _, _ in }, nil)
+        handle = conn
+        try executeScript("SET client_min_messages = warning; SET TIME ZONE 'UTC';")
+    }
+
+    deinit { PQfinish(handle) }
+
+    private var conn: OpaquePointer {
+        get throws {
+            guard let handle else { throw DatabaseError(.closed, "PostgreSQL connection is closed") }
+            if PQstatus(handle) != CONNECTION_OK {
+                // The server went away; libpq can re-establish the same connection, but prepared
+                // statements are gone with the old session.
+                PQreset(handle)
+                statementNames.removeAll()
+                guard PQstatus(handle) == CONNECTION_OK else {
+                    throw DatabaseError(.connection, "lost the PostgreSQL connection: \(Self.trimmed(PQerrorMessage(handle)))")
+                }
+            }
+            return handle
+        }
+    }
+
+    func executeScript(_ sql: String) throws {
+        let result = PQexec(try conn, sql)
+        defer { PQclear(result) }
+        try check(result, sql: sql)
+    }
+
+    @discardableResult
+    func execute(_ sql: String, _ binds: [SQLValue]) throws -> Int {
+        let result = try run(sql, binds)
+        defer { PQclear(result) }
+        return Int(String(cString: PQcmdTuples(result))) ?? 0
+    }
+
+    func query(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow] {
+        let result = try run(sql, binds)
+        defer { PQclear(result) }
+        let rowCount = PQntuples(result)
+        let columnCount = PQnfields(result)
+        let types = (0..<columnCount).map { PQftype(result, $0) }
+        var rows: [SQLRow] = []
+        rows.reserveCapacity(Int(rowCount))
+        for row in 0..<rowCount {
+            var cells: [SQLRow.Cell] = []
+            cells.reserveCapacity(Int(columnCount))
+            for column in 0..<columnCount {
+                if PQgetisnull(result, row, column) == 1 {
+                    cells.append(.null)
+                    continue
+                }
+                let value = PQgetvalue(result, row, column)!
+                let length = Int(PQgetlength(result, row, column))
+                switch types[Int(column)] {
+                case TypeOID.int8, TypeOID.int4, TypeOID.int2:
+                    guard let v = Int64(String(cString: value)) else {
+                        throw DatabaseError(.decode, "column \(column): bad integer", sql: sql)
+                    }
+                    cells.append(.int(v))
+                case TypeOID.bytea:
+                    cells.append(.bytes(try Self.decodeByteaHex(value, length: length)))
+                default:
+                    cells.append(.text(String(cString: value)))
+                }
+            }
+            rows.append(SQLRow(cells: cells))
+        }
+        return rows
+    }
+
+    /// Prepares `sql` once per connection and executes it with `binds`.
+    private func run(_ sql: String, _ binds: [SQLValue]) throws -> OpaquePointer? {
+        let conn = try conn
+        let name: String
+        if let cached = statementNames[sql] {
+            name = cached
+        } else {
+            name = "hub_s\(statementNames.count)"
+            let prepared = PQprepare(conn, name, sql, 0, nil)
+            defer { PQclear(prepared) }
+            try check(prepared, sql: sql)
+            statementNames[sql] = name
+        }
+
+        // All parameter bytes in one buffer, so every pointer stays valid for the call.
+        var buffer: [UInt8] = []
+        var offsets: [Int?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for value in binds {
+            switch value {
+            case .null:
+                offsets.append(nil)
+                lengths.append(0)
+                formats.append(0)
+            case .int(let v): appendText(String(v))
+            case .text(let t): appendText(t)
+            case .uint128(let v): appendText(String(v))
+            case .bytes(let b):
+                offsets.append(buffer.count)
+                buffer.append(contentsOf: b)
+                lengths.append(Int32(b.count))
+                formats.append(1)
+            }
+        }
+        func appendText(_ text: String) {
+            offsets.append(buffer.count)
+            buffer.append(contentsOf: text.utf8)
+            buffer.append(0)
+            lengths.append(0)
+            formats.append(0)
+        }
+        if buffer.isEmpty { buffer.append(0) }
+
+        let result: OpaquePointer? = buffer.withUnsafeBufferPointer { bytes in
+            let base = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
+            let values: [UnsafePointer<CChar>?] = offsets.map { $0.map { base + $0 } }
+            return PQexecPrepared(conn, name, Int32(binds.count), values, lengths, formats, 0)
+        }
+        do {
+            try check(result, sql: sql)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        return result
+    }
+
+    private func check(_ result: OpaquePointer?, sql: String) throws {
+        let status = PQresultStatus(result)
+        guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK else { return }
+        let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        let message = result.map { Self.trimmed(PQresultErrorMessage($0)) } ?? Self.trimmed(PQerrorMessage(handle))
+        // SQLSTATE class 23 is "integrity constraint violation".
+        let kind: DatabaseError.Kind = state?.hasPrefix("23") == true ? .constraint : .query
+        throw DatabaseError(kind, message, sqlState: state, sql: sql)
+    }
+
+    private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
+        guard let message else { return "unknown error" }
+        var text = String(cString: message)
+        while text.last?.isWhitespace == true { text.removeLast() }
+        return text
+    }
+
+    /// Decodes PostgreSQL's text form of `bytea` (`\x` followed by hex digits).
+    static func decodeByteaHex(_ value: UnsafePointer<CChar>, length: Int) throws -> [UInt8] {
+        let raw = UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self)
+        guard length >= 2, raw[0] == UInt8(ascii: "\\"), raw[1] == UInt8(ascii: "x"), length % 2 == 0 else {
+            throw DatabaseError(.decode, "bytea value is not in hex format (is bytea_output = escape?)")
+        }
+        func nibble(_ c: UInt8) throws -> UInt8 {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+            default: throw DatabaseError(.decode, "bytea value has a non-hex digit")
+            }
+        }
+        var out = [UInt8]()
+        out.reserveCapacity((length - 2) / 2)
+        var index = 2
+        while index < length {
+            out.append(try nibble(raw[index]) << 4 | nibble(raw[index + 1]))
+            index += 2
+        }
+        return out
+    }
+}

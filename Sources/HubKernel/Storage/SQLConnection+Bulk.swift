@@ -1,0 +1,73 @@
+/// Bulk statements built from placeholders only (never from values), chunked in powers of two so
+/// that each connection's prepared-statement cache holds a small, bounded set of shapes.
+extension SQLConnection {
+    /// Parameters per statement. SQLite allows 32,766 and PostgreSQL 65,535.
+    static var maxParameters: Int { 30_000 }
+
+    /// Inserts `rows` into `table` with multi-row `INSERT … VALUES (…),(…)` statements.
+    /// - Parameter suffix: appended to every statement, e.g. `ON CONFLICT (id) DO UPDATE SET …`.
+    public func insertMany(into table: String, columns: [String], rows: [[SQLValue]], suffix: String = "") throws {
+        guard !rows.isEmpty else { return }
+        let width = columns.count
+        let header = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
+        for chunk in powerOfTwoChunks(rows.count, maxChunk: Self.maxParameters / width) {
+            var sql = header
+            var binds: [SQLValue] = []
+            binds.reserveCapacity(chunk.count * width)
+            var parameter = 1
+            for (r, rowIndex) in chunk.enumerated() {
+                let row = rows[rowIndex]
+                precondition(row.count == width, "insertMany: row width \(row.count) != \(width) columns")
+                if r > 0 { sql += "," }
+                sql += "("
+                for c in 0..<width {
+                    if c > 0 { sql += "," }
+                    sql += "$\(parameter)"
+                    parameter += 1
+                }
+                sql += ")"
+                binds.append(contentsOf: row)
+            }
+            if !suffix.isEmpty { sql += " " + suffix }
+            try execute(sql, binds)
+        }
+    }
+
+    /// Runs `SELECT <prefix> … WHERE <column> IN (…) <suffix>` for every chunk of `keys` and
+    /// returns all rows. `sqlPrefix` must end with the column to match, e.g.
+    /// `"SELECT id, amount FROM ledger_transfers WHERE id"`.
+    public func selectIn(_ sqlPrefix: String, keys: [SQLValue], suffix: String = "") throws -> [SQLRow] {
+        guard !keys.isEmpty else { return [] }
+        var rows: [SQLRow] = []
+        for chunk in powerOfTwoChunks(keys.count, maxChunk: Self.maxParameters) {
+            var sql = sqlPrefix + " IN ("
+            var binds: [SQLValue] = []
+            binds.reserveCapacity(chunk.count)
+            for (position, keyIndex) in chunk.enumerated() {
+                if position > 0 { sql += "," }
+                sql += "$\(position + 1)"
+                binds.append(keys[keyIndex])
+            }
+            sql += ")"
+            if !suffix.isEmpty { sql += " " + suffix }
+            rows.append(contentsOf: try query(sql, binds))
+        }
+        return rows
+    }
+}
+
+/// Splits `0..<count` into consecutive ranges whose sizes are powers of two no larger than
+/// `maxChunk` (itself rounded down to a power of two).
+func powerOfTwoChunks(_ count: Int, maxChunk: Int) -> [Range<Int>] {
+    var limit = 1
+    while limit * 2 <= max(1, maxChunk) { limit *= 2 }
+    var chunks: [Range<Int>] = []
+    var start = 0
+    while start < count {
+        var size = limit
+        while size > count - start { size /= 2 }
+        chunks.append(start..<(start + size))
+        start += size
+    }
+    return chunks
+}

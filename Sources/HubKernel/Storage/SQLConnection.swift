@@ -1,0 +1,67 @@
+import Foundation
+
+/// Which SQL engine a connection speaks. Statements use `$1…$n` placeholders on both.
+public enum SQLDialect: String, Sendable, CaseIterable {
+    case sqlite
+    case postgres
+
+    /// Rewrites the type tokens of a portable DDL template for this dialect:
+    /// `{id}` (16-byte identifiers), `{u128}` (unsigned 128-bit amounts), `{bigint}`, `{bytes}`.
+    public func ddl(_ template: String) -> String {
+        let map: [(String, String)] =
+            switch self {
+            case .sqlite: [("{id}", "BLOB"), ("{u128}", "BLOB"), ("{bigint}", "INTEGER"), ("{bytes}", "BLOB")]
+            case .postgres: [("{id}", "BYTEA"), ("{u128}", "NUMERIC(39,0)"), ("{bigint}", "BIGINT"), ("{bytes}", "BYTEA")]
+            }
+        var out = template
+        for (token, type) in map { out = out.replacingAll(token, with: type) }
+        return out
+    }
+
+    /// `FOR UPDATE` where row locks exist (PostgreSQL); SQLite's write transaction already excludes
+    /// every other writer.
+    public var forUpdate: String { self == .postgres ? " FOR UPDATE" : "" }
+}
+
+/// A single database connection. Synchronous and blocking: it is only ever used from the one
+/// thread of the ``DatabaseWorker`` that opened it, never from Swift's cooperative pool.
+public protocol SQLConnection: AnyObject {
+    var dialect: SQLDialect { get }
+
+    /// Runs one statement with bound values and returns the number of rows it changed.
+    @discardableResult
+    func execute(_ sql: String, _ binds: [SQLValue]) throws -> Int
+
+    /// Runs one statement with bound values and returns its rows.
+    func query(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow]
+
+    /// Runs a script of several statements with no bound values (migrations only).
+    func executeScript(_ sql: String) throws
+}
+
+extension SQLConnection {
+    @discardableResult
+    public func execute(_ sql: String) throws -> Int { try execute(sql, []) }
+
+    public func query(_ sql: String) throws -> [SQLRow] { try query(sql, []) }
+
+    /// The first row of a query, if any.
+    public func queryFirst(_ sql: String, _ binds: [SQLValue] = []) throws -> SQLRow? {
+        try query(sql, binds).first
+    }
+}
+
+extension String {
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var out = ""
+        var rest = self[...]
+        while let range = rest.range(of: target) {
+            out += rest[..<range.lowerBound]
+            out += replacement
+            rest = rest[range.upperBound...]
+        }
+        out += rest
+        return out
+    }
+}

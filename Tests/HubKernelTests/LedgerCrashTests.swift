@@ -1,0 +1,96 @@
+import Foundation
+import HubKernel
+import Logging
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Kills a process that is writing transfers with SIGKILL, twice, and checks after each restart
+/// that the ledger verifies and that every transfer it acknowledged is there exactly once.
+@Suite("Ledger crash recovery", .timeLimit(.minutes(3)))
+struct LedgerCrashTests {
+    /// The crash writer is built beside the test bundle (the test target depends on it).
+    static var writerPath: String {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return executable.deletingLastPathComponent().appendingPathComponent("LedgerCrashWriter").path
+    }
+
+    @Test("SIGKILL mid-stream loses no acknowledged transfer", arguments: TestBackend.enabled)
+    func killAndRestart(backend: TestBackend) async throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.writerPath), "missing \(Self.writerPath)")
+        let test = try await TestDatabase.make(backend)
+        do {
+            try await crashTwice(test)
+        } catch {
+            await test.cleanup()
+            throw error
+        }
+        await test.cleanup()
+    }
+
+    func crashTwice(_ test: TestDatabase) async throws {
+        var acknowledged: [TransferID] = []
+        for round in 1...2 {
+            let acks = try await runAndKill(url: test.url, afterAcks: 400)
+            #expect(acks.count >= 400, "round \(round)")
+            acknowledged += acks
+
+            let database = try await Database.open(test.url)
+            let report = try await LedgerVerifier.verify(database)
+            #expect(report.passed, "round \(round): \(report)")
+            let keys: [SQLValue] = acknowledged.map { .bytes($0.rawValue.bigEndianBytes) }
+            let found = try await database.read { connection in
+                try connection.selectIn("SELECT id FROM ledger_transfers WHERE id", keys: keys).count
+            }
+            #expect(found == acknowledged.count, "round \(round): \(acknowledged.count) acknowledged, \(found) stored")
+            await database.close()
+        }
+    }
+
+    /// Starts the writer, collects `ACK` lines until `afterAcks`, then kills it with SIGKILL while
+    /// it is still writing, and returns every id it acknowledged before dying.
+    func runAndKill(url: DatabaseURL, afterAcks: Int) async throws -> [TransferID] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.writerPath)
+        process.arguments = [urlText(url)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let handle = output.fileHandleForReading
+        let pid = process.processIdentifier
+        let ids: [TransferID] = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var buffer = [UInt8]()
+                var ids: [TransferID] = []
+                var killed = false
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    buffer.append(contentsOf: chunk)
+                    while let newline = buffer.firstIndex(of: 10) {
+                        let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                        buffer.removeSubrange(...newline)
+                        if line.hasPrefix("ACK "), let id = TransferID(String(line.dropFirst(4))) { ids.append(id) }
+                    }
+                    if !killed && ids.count >= afterAcks {
+                        kill(pid, SIGKILL)
+                        killed = true
+                    }
+                }
+                continuation.resume(returning: ids)
+            }
+        }
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "the writer should have been killed, not exited")
+        return ids
+    }
+
+    func urlText(_ url: DatabaseURL) -> String {
+        switch url {
+        case .sqlite(let path): "sqlite:\(path)"
+        case .postgres(let uri): uri
+        }
+    }
+}

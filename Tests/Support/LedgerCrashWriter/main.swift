@@ -1,0 +1,60 @@
+// A child process for the crash test: writes transfers from several concurrent tasks and prints
+// `ACK <transfer id>` for each one the ledger acknowledged, flushing after every line. The test
+// kills it with SIGKILL mid-stream and checks that every acknowledged transfer survived.
+//
+// Usage: LedgerCrashWriter DATABASE_URL
+import Foundation
+import HubKernel
+import Logging
+import ServiceLifecycle
+
+/// Writes a line straight to the pipe (unbuffered), so the parent sees every acknowledgement
+/// that happened before the kill.
+func report(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 2 else {
+    FileHandle.standardError.write(Data("usage: LedgerCrashWriter DATABASE_URL\n".utf8))
+    exit(2)
+}
+
+let database = try await Database.open(try DatabaseURL(arguments[1]))
+try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
+let ledger = Ledger(database: database, logger: Logger(label: "crash-writer"))
+
+let walletCount = 8
+let walletIDs = (1...walletCount).map { AccountID(rawValue: UInt128($0)) }
+
+try await withThrowingTaskGroup(of: Void.self) { group in
+    for service in ledger.services { group.addTask { try await service.run() } }
+
+    // Set-up is idempotent, so a restarted writer finds it in place.
+    let asset = try await ledger.createAsset(NewAsset(code: AssetCode("CRASH")!, scale: 0, name: "crash test")).value!
+    _ = try await ledger.createAccounts(walletIDs.map { NewAccount(id: $0, asset: asset.code, owner: .user("crash-\($0)")) })
+    for wallet in walletIDs {
+        let mint = TransferRequest(
+            id: TransferID(rawValue: wallet.rawValue),
+            action: .post(debit: asset.issuanceAccountID, credit: wallet, amount: 1_000_000_000, asset: asset.code)
+        )
+        _ = try await ledger.submit(mint)
+    }
+    report("READY")
+
+    for _ in 0..<8 {
+        group.addTask {
+            while true {
+                let from = walletIDs.randomElement()!
+                var to = walletIDs.randomElement()!
+                while to == from { to = walletIDs.randomElement()! }
+                let id = TransferID.random()
+                let result = try await ledger.submit(
+                    TransferRequest(id: id, action: .post(debit: from, credit: to, amount: UInt128.random(in: 1...100), asset: asset.code))
+                )
+                if result.transfer != nil { report("ACK \(id)") }
+            }
+        }
+    }
+    try await group.waitForAll()
+}
