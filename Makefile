@@ -1,0 +1,23 @@
+# Entry points; the scripts in scripts/ do the work.
+# Extra arguments: make test ARGS="--filter LedgerTests"
+
+ARGS ?=
+
+.DEFAULT_GOAL := build
+.PHONY: test run bench-ledger build format
+
+test:
+	bash scripts/test.sh $(ARGS)
+
+run:
+	bash scripts/install-deps.sh --no-postgres
+	swift run -c release hubd serve $(ARGS)
+
+bench-ledger:
+	bash scripts/bench-ledger.sh $(ARGS)
+
+build:
+	swift build
+
+format:
+	swift format lint -r Sources Tests
