@@ -58,7 +58,13 @@ let package = Package(
         // Benchmarks (release builds only; `make bench-ledger`).
         .executableTarget(
             name: "LedgerBench",
-            dependencies: ["HubKernel", "CSQLite", "CLibPQ"],
+            dependencies: [
+                "HubKernel",
+                "CSQLite",
+                "CLibPQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "bench/LedgerBench",
             swiftSettings: swiftSettings
         ),
@@ -88,7 +94,10 @@ let package = Package(
             name: "HubdTests",
             dependencies: [
                 "hubd",
+                "HubKernel",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

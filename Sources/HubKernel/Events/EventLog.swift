@@ -41,12 +41,15 @@ public enum EventLog {
     public static func append(_ events: [NewEvent], on connection: any SQLConnection) throws -> Int64 {
         guard !events.isEmpty else { return try Counters.read(.eventSequence, on: connection) }
         var sequence = try Counters.read(.eventSequence, on: connection)
+        // Event ids are random UUIDs. One seed from the system generator per append, then a fast
+        // generator: a getrandom(2) call per id cost more than the rest of the event.
+        var ids = EventIDGenerator()
         var rows: [[SQLValue]] = []
         rows.reserveCapacity(events.count)
         for event in events {
             sequence += 1
             rows.append([
-                .int(sequence), .text(TransferID.random().description), .text(event.type), .text(event.source),
+                .int(sequence), .text(ids.next()), .text(event.type), .text(event.source),
                 .optional(event.subject.map(SQLValue.text)), .text(RFC3339.format(nanoseconds: event.time.nanoseconds)),
                 .text(event.data),
             ])
@@ -89,5 +92,34 @@ enum Counters {
 
     static func write(_ name: Name, _ value: Int64, on connection: any SQLConnection) throws {
         try connection.execute("UPDATE hub_counters SET value = $1 WHERE name = $2", [.int(value), .text(name.rawValue)])
+    }
+}
+
+/// Random version-4 UUID strings from a xoshiro256** generator seeded by the system's generator.
+struct EventIDGenerator {
+    private var state: (UInt64, UInt64, UInt64, UInt64)
+
+    init() {
+        var system = SystemRandomNumberGenerator()
+        state = (system.next(), system.next(), system.next(), system.next() | 1)
+    }
+
+    private mutating func nextWord() -> UInt64 {
+        let result = ((state.1 &* 5) << 7 | (state.1 &* 5) >> 57) &* 9
+        let t = state.1 << 17
+        state.2 ^= state.0
+        state.3 ^= state.1
+        state.1 ^= state.2
+        state.0 ^= state.3
+        state.2 ^= t
+        state.3 = state.3 << 45 | state.3 >> 19
+        return result
+    }
+
+    mutating func next() -> String {
+        var value = UInt128(nextWord()) << 64 | UInt128(nextWord())
+        value = (value & ~(UInt128(0xF000) << 64)) | (UInt128(0x4000) << 64)
+        value = (value & ~(UInt128(0xC000) << 48)) | (UInt128(0x8000) << 48)
+        return TransferID(rawValue: value).description
     }
 }

@@ -19,7 +19,6 @@ enum KernelMigrations {
                     data TEXT NOT NULL
                 );
                 CREATE INDEX hub_events_type ON hub_events (type, sequence);
-                CREATE INDEX hub_events_subject ON hub_events (subject);
                 """
         ),
         Migration(

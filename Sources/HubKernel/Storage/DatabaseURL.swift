@@ -19,13 +19,13 @@ public enum DatabaseURL: Sendable, Hashable, CustomStringConvertible {
             var path = String(trimmed.dropFirst("sqlite:".count))
             if path.hasPrefix("//") { path.removeFirst(2) }
             guard !path.isEmpty else {
-                throw DatabaseError(.configuration, "HUB_DATABASE_URL 'sqlite:' needs a file path, e.g. sqlite:./var/hub.sqlite")
+                throw DatabaseError(.configuration, "'sqlite:' needs a file path, e.g. sqlite:./var/hub.sqlite")
             }
             self = .sqlite(path: path)
         } else {
             throw DatabaseError(
                 .configuration,
-                "HUB_DATABASE_URL must start with sqlite: or postgres:// (got '\(Self.redact(trimmed))')"
+                "a database URL must start with sqlite: or postgres:// (got '\(Self.redact(trimmed))')"
             )
         }
     }

@@ -1,5 +1,9 @@
-/// Bulk statements built from placeholders only (never from values), chunked in powers of two so
-/// that each connection's prepared-statement cache holds a small, bounded set of shapes.
+/// Bulk statements built from placeholders only (never from values).
+///
+/// On PostgreSQL every statement is a network round trip, so rows go many to a statement, in
+/// chunks whose sizes are powers of two (a small, bounded set of shapes for the prepared-statement
+/// cache). SQLite runs in-process, where a round trip costs nothing but compiling a statement with
+/// thousands of `VALUES` rows costs seconds, so there one prepared single-row statement is reused.
 extension SQLConnection {
     /// Parameters per statement. SQLite allows 32,766 and PostgreSQL 65,535.
     static var maxParameters: Int { 30_000 }
@@ -10,7 +14,8 @@ extension SQLConnection {
         guard !rows.isEmpty else { return }
         let width = columns.count
         let header = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
-        for chunk in powerOfTwoChunks(rows.count, maxChunk: Self.maxParameters / width) {
+        let rowsPerStatement = dialect == .sqlite ? 1 : Self.maxParameters / width
+        for chunk in powerOfTwoChunks(rows.count, maxChunk: rowsPerStatement) {
             var sql = header
             var binds: [SQLValue] = []
             binds.reserveCapacity(chunk.count * width)
@@ -39,7 +44,8 @@ extension SQLConnection {
     public func selectIn(_ sqlPrefix: String, keys: [SQLValue], suffix: String = "") throws -> [SQLRow] {
         guard !keys.isEmpty else { return [] }
         var rows: [SQLRow] = []
-        for chunk in powerOfTwoChunks(keys.count, maxChunk: Self.maxParameters) {
+        let keysPerStatement = dialect == .sqlite ? 1 : Self.maxParameters
+        for chunk in powerOfTwoChunks(keys.count, maxChunk: keysPerStatement) {
             var sql = sqlPrefix + " IN ("
             var binds: [SQLValue] = []
             binds.reserveCapacity(chunk.count)

@@ -27,6 +27,7 @@ final class SQLiteConnection: SQLConnection {
             PRAGMA journal_mode=WAL;
             PRAGMA synchronous=FULL;
             PRAGMA foreign_keys=ON;
+            PRAGMA cache_size=-65536;
             """
         )
     }

@@ -1,0 +1,58 @@
+import ArgumentParser
+import HubKernel
+import Hummingbird
+import Logging
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the hub: apply pending migrations, start the ledger and serve HTTP.",
+        discussion: """
+            Refuses to start on a database whose schema is newer than this hubd knows.
+            GET /healthz answers while the process runs; GET /readyz once the database answers.
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "HOST:PORT to listen on (overrides HUB_LISTEN).")
+    var listen: String?
+
+    @Option(help: "The plugins file (overrides HUB_PLUGINS).")
+    var plugins: String?
+
+    @Flag(help: "Do not apply pending migrations; refuse to start if any are pending.")
+    var noMigrate = false
+
+    func run() async throws {
+        let (configuration, logger) = try Bootstrap.configure(
+            databaseFlag: database.databaseURL,
+            listenFlag: listen,
+            pluginsFlag: plugins
+        )
+        let pluginsFile = try PluginsFile.load(path: configuration.pluginsPath, required: configuration.pluginsPathIsExplicit)
+        let database = try await Database.open(configuration.databaseURL)
+        do {
+            let migrator = Bootstrap.migrator
+            if noMigrate {
+                try await migrator.requireCurrent(database)
+            } else {
+                for step in try await migrator.migrate(database) { logger.info("applied migration \(step)") }
+            }
+            let ledger = Ledger(database: database, logger: logger)
+            let app = buildApplication(configuration: configuration, database: database, ledger: ledger, logger: logger)
+            logger.info(
+                "hubd \(HubVersion.current) serving",
+                metadata: [
+                    "hub.database": "\(configuration.databaseURL)",
+                    "hub.listen": "\(configuration.listenHost):\(configuration.listenPort)",
+                    "hub.plugins": "\(pluginsFile.entries.filter(\.enabled).map(\.id))",
+                ]
+            )
+            try await app.runService()
+        } catch {
+            await database.close()
+            throw error
+        }
+        await database.close()
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import HubKernel
+import Logging
+
+/// A configuration mistake, naming the variable, file or flag at fault and what is wrong.
+struct ConfigurationError: Error, CustomStringConvertible {
+    let source: String
+    let message: String
+    var description: String { "\(source): \(message)" }
+}
+
+/// Everything `hubd` reads from its environment. Flags override variables.
+///
+/// | variable | default | meaning |
+/// |---|---|---|
+/// | `HUB_DATABASE_URL` | `sqlite:./var/hub.sqlite` | `sqlite:PATH` or `postgres://…` |
+/// | `HUB_LISTEN` | `127.0.0.1:8080` | `HOST:PORT` for HTTP (`[::1]:8080` for IPv6) |
+/// | `HUB_PLUGINS` | `plugins.json` | the plugins file |
+/// | `HUB_LOG_LEVEL` | `info` | `trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical` |
+struct HubConfiguration: Sendable {
+    var databaseURL = DatabaseURL.defaultURL
+    var listenHost = "127.0.0.1"
+    var listenPort = 8080
+    var pluginsPath = "plugins.json"
+    var pluginsPathIsExplicit = false
+    var logLevel = Logger.Level.info
+
+    static func load(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        databaseFlag: String? = nil,
+        listenFlag: String? = nil,
+        pluginsFlag: String? = nil
+    ) throws -> HubConfiguration {
+        var configuration = HubConfiguration()
+        if let text = databaseFlag ?? environment["HUB_DATABASE_URL"], !text.isEmpty {
+            do {
+                configuration.databaseURL = try DatabaseURL(text)
+            } catch let error as DatabaseError {
+                throw ConfigurationError(source: databaseFlag != nil ? "--database-url" : "HUB_DATABASE_URL", message: error.message)
+            }
+        }
+        if let text = listenFlag ?? environment["HUB_LISTEN"], !text.isEmpty {
+            let source = listenFlag != nil ? "--listen" : "HUB_LISTEN"
+            (configuration.listenHost, configuration.listenPort) = try parseListen(text, source: source)
+        }
+        if let path = pluginsFlag ?? environment["HUB_PLUGINS"], !path.isEmpty {
+            configuration.pluginsPath = path
+            configuration.pluginsPathIsExplicit = true
+        }
+        if let text = environment["HUB_LOG_LEVEL"], !text.isEmpty {
+            guard let level = Logger.Level(rawValue: text.lowercased()) else {
+                let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ConfigurationError(source: "HUB_LOG_LEVEL", message: "'\(text)' is not a log level (\(levels))")
+            }
+            configuration.logLevel = level
+        }
+        return configuration
+    }
+
+    /// Parses `HOST:PORT` or `[IPv6]:PORT`.
+    static func parseListen(_ text: String, source: String) throws -> (String, Int) {
+        let usage = "expected HOST:PORT such as 127.0.0.1:8080 or [::1]:8080, got '\(text)'"
+        let host: Substring
+        let portText: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+                throw ConfigurationError(source: source, message: usage)
+            }
+            host = text[text.index(after: text.startIndex)..<close]
+            portText = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { throw ConfigurationError(source: source, message: usage) }
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
+        }
+        guard !host.isEmpty else { throw ConfigurationError(source: source, message: usage) }
+        guard let port = Int(portText), (0...65_535).contains(port) else {
+            throw ConfigurationError(source: source, message: "port must be a number from 0 to 65535 (\(usage))")
+        }
+        return (String(host), port)
+    }
+}

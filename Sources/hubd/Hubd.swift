@@ -1,0 +1,32 @@
+import ArgumentParser
+
+/// The payments hub's executable.
+@main
+struct Hubd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hubd",
+        abstract: "A payments hub: a double-entry ledger, people and events, with payment rails as plugins.",
+        discussion: """
+            Configuration comes from the environment (flags override it):
+              HUB_DATABASE_URL  sqlite:PATH (default sqlite:./var/hub.sqlite) or postgres://USER@HOST:PORT/DB
+              HUB_LISTEN        HOST:PORT for HTTP (default 127.0.0.1:8080)
+              HUB_PLUGINS       the plugins file (default plugins.json)
+              HUB_LOG_LEVEL     trace, debug, info (default), notice, warning, error, critical
+
+            Start with `hubd serve`: it creates the SQLite database, applies migrations and listens.
+            """,
+        version: HubVersion.current,
+        subcommands: [Serve.self, Migrate.self, Verify.self, Version.self]
+    )
+}
+
+/// This build's version.
+enum HubVersion {
+    static let current = "0.1.0"
+}
+
+/// Options every command that opens the database takes.
+struct DatabaseOptions: ParsableArguments {
+    @Option(name: .customLong("database-url"), help: "The database (overrides HUB_DATABASE_URL).")
+    var databaseURL: String?
+}

@@ -1,0 +1,84 @@
+import Foundation
+import HubKernel
+import Logging
+import Testing
+
+@testable import hubd
+
+@Suite("hubd configuration")
+struct ConfigurationTests {
+    @Test("defaults: embedded SQLite, loopback 8080")
+    func defaults() throws {
+        let configuration = try HubConfiguration.load(environment: [:])
+        #expect(configuration.databaseURL == .sqlite(path: "./var/hub.sqlite"))
+        #expect(configuration.listenHost == "127.0.0.1")
+        #expect(configuration.listenPort == 8080)
+        #expect(configuration.pluginsPath == "plugins.json")
+    }
+
+    @Test("variables are read and flags override them")
+    func overrides() throws {
+        let environment = ["HUB_DATABASE_URL": "postgres://u:secret@db:5432/hub", "HUB_LISTEN": "[::1]:9000", "HUB_LOG_LEVEL": "DEBUG"]
+        let fromEnvironment = try HubConfiguration.load(environment: environment)
+        #expect(fromEnvironment.databaseURL == .postgres(uri: "postgres://u:secret@db:5432/hub"))
+        #expect(fromEnvironment.databaseURL.description == "postgres://u:***@db:5432/hub")
+        #expect(fromEnvironment.listenHost == "::1")
+        #expect(fromEnvironment.listenPort == 9000)
+        #expect(fromEnvironment.logLevel == .debug)
+        let flagged = try HubConfiguration.load(environment: environment, databaseFlag: "sqlite:/tmp/x.db", listenFlag: "0.0.0.0:1")
+        #expect(flagged.databaseURL == .sqlite(path: "/tmp/x.db"))
+        #expect(flagged.listenPort == 1)
+    }
+
+    @Test(
+        "bad values name the variable and say what is wrong",
+        arguments: [
+            (["HUB_DATABASE_URL": "mysql://x"], "HUB_DATABASE_URL"),
+            (["HUB_DATABASE_URL": "sqlite:"], "HUB_DATABASE_URL"),
+            (["HUB_LISTEN": "8080"], "HUB_LISTEN"),
+            (["HUB_LISTEN": "localhost:99999"], "HUB_LISTEN"),
+            (["HUB_LISTEN": ":80"], "HUB_LISTEN"),
+            (["HUB_LOG_LEVEL": "loud"], "HUB_LOG_LEVEL"),
+        ]
+    )
+    func badValues(environment: [String: String], variable: String) {
+        #expect {
+            try HubConfiguration.load(environment: environment)
+        } throws: { error in
+            (error as? ConfigurationError)?.source == variable
+        }
+    }
+
+    @Test("a plugins file with no plugins is valid; a missing default file means none")
+    func emptyPlugins() throws {
+        #expect(try PluginsFile.parse(Data(#"{"plugins": []}"#.utf8), path: "p.json").entries.isEmpty)
+        #expect(try PluginsFile.load(path: "/nonexistent/plugins.json", required: false).entries.isEmpty)
+        #expect(throws: ConfigurationError.self) { try PluginsFile.load(path: "/nonexistent/plugins.json", required: true) }
+    }
+
+    @Test(
+        "bad plugins files name the file, the plugin and the field",
+        arguments: [
+            (#"{"plugins": [{"id": "nope"}]}"#, "plugin 'nope' (plugins[0].id): unknown plugin id"),
+            (#"{"plugins": [{"enabled": true}]}"#, "plugins[0].id must be a non-empty string"),
+            (#"{"plugins": {}}"#, "\"plugins\" must be an array"),
+            (#"{"plugins": [], "extra": 1}"#, "unknown top-level field \"extra\""),
+            (#"[1, 2]"#, "the top level must be an object"),
+            (#"{"plugins": ["#, "not valid JSON"),
+        ]
+    )
+    func badPlugins(text: String, expected: String) {
+        #expect {
+            try PluginsFile.parse(Data(text.utf8), path: "conf/plugins.json")
+        } throws: { error in
+            let description = String(describing: error)
+            return description.hasPrefix("conf/plugins.json: ") && description.contains(expected)
+        }
+    }
+
+    @Test("the repository's plugins.json is valid")
+    func repositoryPluginsFile() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        _ = try PluginsFile.load(path: root.appendingPathComponent("plugins.json").path, required: true)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import HubKernel
+
+/// One measured row of the table.
+struct BenchResult: Codable {
+    var backend: String
+    var mode: String
+    var transfers: Int
+    var seconds: Double
+    var transfers_per_sec: Double
+    var p50_ms: Double?
+    var p99_ms: Double?
+}
+
+struct BenchOptions {
+    var postgresURL: String?
+    var output = "bench/results/ledger.json"
+    /// Multiplies every workload size; `--quick` sets 0.1 for a smoke run.
+    var scale = 1.0
+    var backends: [String] = ["sqlite", "postgres"]
+    /// Runs only the workloads whose mode starts with this (for profiling one of them).
+    var only: String?
+
+    static func parse(_ arguments: [String]) throws -> BenchOptions {
+        var options = BenchOptions()
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--postgres-url": options.postgresURL = iterator.next()
+            case "--output": options.output = iterator.next() ?? options.output
+            case "--quick": options.scale = 0.1
+            case "--scale": options.scale = Double(iterator.next() ?? "") ?? 1
+            case "--only": options.only = iterator.next()
+            case "--backend": options.backends = (iterator.next() ?? "").split(separator: ",").map(String.init)
+            case "--help", "-h":
+                print(
+                    """
+                    usage: LedgerBench [--postgres-url URL] [--output FILE] [--quick | --scale X] [--backend sqlite,postgres]
+                    Measures ledger transfers per second (batched, one caller, 64 concurrent callers) against a
+                    hand-written SQL loop doing the same writes. Without --postgres-url only SQLite runs.
+                    """
+                )
+                exit(0)
+            default: throw BenchError("unknown argument \(argument) (try --help)")
+            }
+        }
+        return options
+    }
+
+    func count(_ base: Int) -> Int { max(64, Int(Double(base) * scale)) }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ text: String) { description = text }
+}
+
+/// Collects per-call latencies and reports percentiles.
+struct Latencies {
+    var samples: [Duration] = []
+    mutating func add(_ d: Duration) { samples.append(d) }
+    func percentile(_ p: Double) -> Double? {
+        guard !samples.isEmpty else { return nil }
+        let sorted = samples.sorted()
+        let index = min(sorted.count - 1, Int(Double(sorted.count) * p))
+        return sorted[index].milliseconds
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    var milliseconds: Double { seconds * 1000 }
+}
+
+func printTable(_ results: [BenchResult]) {
+    let header = ["backend", "mode", "transfers", "seconds", "transfers/s", "p50 ms", "p99 ms"]
+    let rows = results.map { r in
+        [
+            r.backend, r.mode, String(r.transfers), String(format: "%.2f", r.seconds), String(format: "%.0f", r.transfers_per_sec),
+            r.p50_ms.map { String(format: "%.2f", $0) } ?? "-", r.p99_ms.map { String(format: "%.2f", $0) } ?? "-",
+        ]
+    }
+    let widths = header.indices.map { column in ([header[column]] + rows.map { $0[column] }).map(\.count).max()! }
+    func line(_ cells: [String]) -> String {
+        cells.enumerated().map { index, cell in
+            index < 2 ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                : String(repeating: " ", count: widths[index] - cell.count) + cell
+        }.joined(separator: "  ")
+    }
+    print(line(header))
+    print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  "))
+    for row in rows { print(line(row)) }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import HubKernel
+import Logging
+
+/// Workloads through the real ledger: group commit, balance checks, events, everything.
+struct HubWorkloads {
+    let ledger: Ledger
+    let backend: String
+    let accounts: [AccountID]
+    let asset: AssetCode
+
+    /// Creates an asset and `accountCount` funded wallets.
+    static func prepare(_ ledger: Ledger, backend: String, accountCount: Int) async throws -> HubWorkloads {
+        let asset = try await ledger.createAsset(NewAsset(code: AssetCode("BENCH")!, scale: 2, name: "benchmark")).value!
+        var ids: [AccountID] = []
+        for start in stride(from: 0, to: accountCount, by: 1000) {
+            let chunk = (start..<min(accountCount, start + 1000)).map { index in
+                NewAccount(id: .random(), asset: asset.code, owner: .user("bench-\(index)"))
+            }
+            _ = try await ledger.createAccounts(chunk)
+            ids += chunk.map(\.id)
+        }
+        for start in stride(from: 0, to: ids.count, by: 5000) {
+            let mints = ids[start..<min(ids.count, start + 5000)].map { id in
+                TransferRequest(id: .random(), action: .post(debit: asset.issuanceAccountID, credit: id, amount: 1 << 60, asset: asset.code))
+            }
+            _ = try await ledger.submit(Array(mints))
+        }
+        return HubWorkloads(ledger: ledger, backend: backend, accounts: ids, asset: asset.code)
+    }
+
+    func randomTransfer(timeOrdered: Bool = false) -> TransferRequest {
+        let debit = accounts.randomElement()!
+        var credit = accounts.randomElement()!
+        while credit == debit { credit = accounts.randomElement()! }
+        return TransferRequest(id: timeOrdered ? .timeOrdered() : .random(), action: .post(debit: debit, credit: credit, amount: 1, asset: asset))
+    }
+
+    /// One caller submitting batches of `batchSize`, one database transaction each.
+    /// With `timeOrdered`, transfer ids are UUIDv7 (insert locality); otherwise random UUIDv4.
+    func batched(total: Int, batchSize: Int, timeOrdered: Bool) async throws -> BenchResult {
+        let batches = (0..<(total / batchSize)).map { _ in (0..<batchSize).map { _ in randomTransfer(timeOrdered: timeOrdered) } }
+        let start = ContinuousClock.now
+        for batch in batches {
+            let results = try await ledger.submit(batch)
+            guard results.allSatisfy({ $0.transfer != nil }) else { throw BenchError("a benchmark transfer failed: \(results.first { $0.transfer == nil }!)") }
+        }
+        let elapsed = (ContinuousClock.now - start).seconds
+        let count = batches.count * batchSize
+        return BenchResult(backend: backend, mode: "hub-batched-\(batchSize)\(timeOrdered ? "-v7-ids" : "-random-ids")", transfers: count, seconds: elapsed, transfers_per_sec: Double(count) / elapsed)
+    }
+
+    /// `callers` concurrent tasks each submitting single transfers, `total` in all.
+    func concurrentSingles(total: Int, callers: Int) async throws -> BenchResult {
+        let perCaller = total / callers
+        let start = ContinuousClock.now
+        let latencies = try await withThrowingTaskGroup(of: Latencies.self) { group in
+            for _ in 0..<callers {
+                group.addTask {
+                    var latencies = Latencies()
+                    for _ in 0..<perCaller {
+                        let request = randomTransfer(timeOrdered: true)
+                        let began = ContinuousClock.now
+                        let result = try await ledger.submit(request)
+                        latencies.add(ContinuousClock.now - began)
+                        guard result.transfer != nil else { throw BenchError("a benchmark transfer failed: \(result)") }
+                    }
+                    return latencies
+                }
+            }
+            var all = Latencies()
+            for try await part in group { all.samples += part.samples }
+            return all
+        }
+        let elapsed = (ContinuousClock.now - start).seconds
+        let count = perCaller * callers
+        return BenchResult(
+            backend: backend, mode: "hub-single-\(callers)-callers", transfers: count, seconds: elapsed,
+            transfers_per_sec: Double(count) / elapsed, p50_ms: latencies.percentile(0.5), p99_ms: latencies.percentile(0.99)
+        )
+    }
+}
