@@ -12,13 +12,12 @@ bash scripts/install-deps.sh
 # Build before starting PostgreSQL: a failed build then costs no cluster, and the cluster is not idle for minutes.
 swift build -c release --product LedgerBench
 
+# shellcheck source=scripts/throwaway-postgres.bash
+source "$root/scripts/throwaway-postgres.bash"
 if [[ -z ${HUB_BENCH_POSTGRES_URL:-} ]]; then
-    pgdir=$(mktemp -d "${TMPDIR:-/tmp}/hub-bench-pg.XXXXXX")
-    trap 'bash "$root/scripts/pg-throwaway.sh" stop "$pgdir" || true' EXIT
-    trap 'exit 130' INT
-    trap 'exit 143' TERM
     # Port 54330, not the tests' 54329, so a benchmark and a test run can share a machine.
-    HUB_BENCH_POSTGRES_URL=$(bash scripts/pg-throwaway.sh start "$pgdir" 54330)
+    start_throwaway_postgres 54330 bench
+    HUB_BENCH_POSTGRES_URL=$THROWAWAY_POSTGRES_URL
 fi
 
 echo "bench-ledger.sh: benchmark uses PostgreSQL at $HUB_BENCH_POSTGRES_URL"

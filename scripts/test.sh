@@ -9,19 +9,32 @@ cd "$root"
 
 bash scripts/install-deps.sh
 
+# shellcheck source=scripts/throwaway-postgres.bash
+source "$root/scripts/throwaway-postgres.bash"
 if [[ -z ${HUB_TEST_POSTGRES_URL:-} ]]; then
-    pgdir=$(mktemp -d "${TMPDIR:-/tmp}/hub-test-pg.XXXXXX")
-    # Stop the cluster however we leave; turn INT/TERM into a normal exit so the EXIT trap runs.
-    trap 'bash "$root/scripts/pg-throwaway.sh" stop "$pgdir" || true' EXIT
-    trap 'exit 130' INT
-    trap 'exit 143' TERM
-    HUB_TEST_POSTGRES_URL=$(bash scripts/pg-throwaway.sh start "$pgdir" 54329)
+    start_throwaway_postgres 54329 test
+    HUB_TEST_POSTGRES_URL=$THROWAWAY_POSTGRES_URL
     export HUB_TEST_POSTGRES_URL
 fi
 
 echo "test.sh: tests use PostgreSQL at $HUB_TEST_POSTGRES_URL"
 
+# Keep a copy of the output to end with a plain "N passed, N failed" line: swift test prints an
+# XCTest summary ("Executed 0 tests") before Swift Testing's, which would otherwise read as no tests.
+log=$(mktemp "${TMPDIR:-/tmp}/hub-test-log.XXXXXX")
 status=0
-swift test "$@" || status=$?
+swift test "$@" 2>&1 | tee "$log" || status=${PIPESTATUS[0]}
 echo "test.sh: swift test exited with status $status"
+total=$(grep -oE 'Test run with [0-9]+ tests?' "$log" | grep -oE '[0-9]+' | tail -n 1 || true)
+failed=$(grep -cE '^✘ Test .* failed after' "$log" || true)
+rm -f "$log"
+if [[ -n $total ]]; then
+    summary="$((total - failed)) passed, $failed failed"
+elif [[ $status != 0 ]]; then
+    summary="0 passed, 1 failed"  # the build or the runner failed before any test ran
+else
+    summary="0 passed, 0 failed"
+fi
+[[ -n ${HUB_TEST_SUMMARY_FILE:-} ]] && echo "$summary" > "$HUB_TEST_SUMMARY_FILE"
+echo "$summary"
 exit "$status"

@@ -13,8 +13,17 @@ struct LedgerBatchTests {
 
     func account(_ id: AccountID, flags: AccountFlags, credits: UInt128 = 0, debits: UInt128 = 0) -> Account {
         Account(
-            id: id, asset: usd, owner: .user("\(id.rawValue)"), code: "wallet", flags: flags, debitsPosted: debits,
-            creditsPosted: credits, debitsPending: 0, creditsPending: 0, metadata: [:], createdAt: LedgerTimestamp(nanoseconds: 1)
+            id: id,
+            asset: usd,
+            owner: .user("\(id.rawValue)"),
+            code: "wallet",
+            flags: flags,
+            debitsPosted: debits,
+            creditsPosted: credits,
+            debitsPending: 0,
+            creditsPending: 0,
+            metadata: [:],
+            createdAt: LedgerTimestamp(nanoseconds: 1)
         )
     }
 
@@ -25,7 +34,10 @@ struct LedgerBatchTests {
                 alice: account(alice, flags: .debitsMustNotExceedCredits, credits: 100),
                 bob: account(bob, flags: .debitsMustNotExceedCredits),
             ],
-            transfers: [:], pending: [:], lastTimestamp: last, now: now
+            transfers: [:],
+            pending: [:],
+            lastTimestamp: last,
+            now: now
         )
     }
 
@@ -50,9 +62,11 @@ struct LedgerBatchTests {
     @Test("timestamps strictly increase even when the clock stands still or goes back")
     func timestamps() {
         var state = batch(now: 500, last: 900)
-        let results = state.apply((0..<3).map { index in
-            TransferRequest(id: TransferID(rawValue: UInt128(20 + index)), action: .post(debit: alice, credit: bob, amount: 1, asset: usd))
-        })
+        let results = state.apply(
+            (0..<3).map { index in
+                TransferRequest(id: TransferID(rawValue: UInt128(20 + index)), action: .post(debit: alice, credit: bob, amount: 1, asset: usd))
+            }
+        )
         #expect(results.compactMap { $0.transfer?.timestamp.nanoseconds } == [901, 902, 903])
     }
 
@@ -65,7 +79,10 @@ struct LedgerBatchTests {
         let expiredEarly = state.expire(holdID)
         #expect(!expiredEarly)
         var later = LedgerBatch(
-            accounts: state.accounts, transfers: state.transfers, pending: state.pending, lastTimestamp: state.lastTimestamp,
+            accounts: state.accounts,
+            transfers: state.transfers,
+            pending: state.pending,
+            lastTimestamp: state.lastTimestamp,
             now: 1_000 + 2_000_000_000
         )
         let expiredWhenDue = later.expire(holdID)
@@ -83,8 +100,10 @@ struct LedgerBatchTests {
         var state = batch()
         _ = state.apply([
             TransferRequest(
-                id: TransferID(rawValue: 40), action: .post(debit: alice, credit: bob, amount: 7, asset: usd),
-                reference: TransferReference(rail: "r", type: "t\"q", id: "i\n"), metadata: ["b": "2", "a": "\u{01}"]
+                id: TransferID(rawValue: 40),
+                action: .post(debit: alice, credit: bob, amount: 7, asset: usd),
+                reference: TransferReference(rail: "r", type: "t\"q", id: "i\n"),
+                metadata: ["b": "2", "a": "\u{01}"]
             )
         ])
         let data = try #require(state.events.first?.data)

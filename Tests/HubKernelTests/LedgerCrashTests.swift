@@ -4,7 +4,7 @@ import Logging
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Kills a process that is writing transfers with SIGKILL, twice, and checks after each restart

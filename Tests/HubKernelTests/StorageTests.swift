@@ -5,93 +5,90 @@ import Testing
 struct StorageTests {
     @Test("values round-trip exactly, 2^128-1 included", arguments: TestBackend.enabled)
     func roundTrip(backend: TestBackend) async throws {
-        let test = try await TestDatabase.make(backend)
-        let database = try await Database.open(test.url)
-        let ddl = database.dialect.ddl("CREATE TABLE t (k {bigint} PRIMARY KEY, a {u128}, b {bytes}, c TEXT)")
-        let values: [(Int64, UInt128, [UInt8], String)] = [
-            (1, .max, [0, 1, 255], "ünïcode ✓ \"quoted\""),
-            (2, 0, [], ""),
-            (3, UInt128(UInt64.max) + 1, Array(repeating: 0xAB, count: 100), "x"),
-            (Int64.max, 10_000_000_000_000_000_000_000_000_000, [7], "big key"),
-        ]
-        let rows = try await database.write { connection in
-            try connection.execute(ddl)
-            for (k, a, b, c) in values {
-                try connection.execute("INSERT INTO t (k, a, b, c) VALUES ($1, $2, $3, $4)", [.int(k), .uint128(a), .bytes(b), .text(c)])
+        try await withDatabase(on: backend) { database in
+            let ddl = database.dialect.ddl("CREATE TABLE t (k {bigint} PRIMARY KEY, a {u128}, b {bytes}, c TEXT)")
+            let values: [(Int64, UInt128, [UInt8], String)] = [
+                (1, .max, [0, 1, 255], "ünïcode ✓ \"quoted\""),
+                (2, 0, [], ""),
+                (3, UInt128(UInt64.max) + 1, Array(repeating: 0xAB, count: 100), "x"),
+                (Int64.max, 10_000_000_000_000_000_000_000_000_000, [7], "big key"),
+            ]
+            let rows = try await database.write { connection in
+                try connection.execute(ddl)
+                for (k, a, b, c) in values {
+                    try connection.execute("INSERT INTO t (k, a, b, c) VALUES ($1, $2, $3, $4)", [.int(k), .uint128(a), .bytes(b), .text(c)])
+                }
+                try connection.execute("INSERT INTO t (k) VALUES ($1)", [.int(-5)])
+                return try connection.query("SELECT k, a, b, c FROM t ORDER BY k")
             }
-            try connection.execute("INSERT INTO t (k) VALUES ($1)", [.int(-5)])
-            return try connection.query("SELECT k, a, b, c FROM t ORDER BY k")
+            #expect(rows.count == values.count + 1)
+            #expect(rows[0].isNull(1) && rows[0].isNull(2) && rows[0].isNull(3))
+            for (row, expected) in zip(rows.dropFirst(), values) {
+                #expect(try row.int(0) == expected.0)
+                #expect(try row.uint128(1) == expected.1)
+                #expect(try row.bytes(2) == expected.2)
+                #expect(try row.text(3) == expected.3)
+            }
         }
-        #expect(rows.count == values.count + 1)
-        #expect(rows[0].isNull(1) && rows[0].isNull(2) && rows[0].isNull(3))
-        for (row, expected) in zip(rows.dropFirst(), values) {
-            #expect(try row.int(0) == expected.0)
-            #expect(try row.uint128(1) == expected.1)
-            #expect(try row.bytes(2) == expected.2)
-            #expect(try row.text(3) == expected.3)
-        }
-        await database.close()
-        await test.cleanup()
     }
 
     @Test("a failing transaction is rolled back whole", arguments: TestBackend.enabled)
     func rollback(backend: TestBackend) async throws {
-        let test = try await TestDatabase.make(backend)
-        let database = try await Database.open(test.url)
-        try await database.write { try $0.execute("CREATE TABLE t (k INTEGER PRIMARY KEY)") }
-        await #expect(throws: DatabaseError.self) {
-            try await database.write { connection in
-                try connection.execute("INSERT INTO t (k) VALUES ($1)", [.int(1)])
-                try connection.execute("INSERT INTO t (k) VALUES ($1)", [.int(1)])
+        try await withDatabase(on: backend) { database in
+            try await database.write { try $0.execute("CREATE TABLE t (k INTEGER PRIMARY KEY)") }
+            await #expect(throws: DatabaseError.self) {
+                try await database.write { connection in
+                    try connection.execute("INSERT INTO t (k) VALUES ($1)", [.int(1)])
+                    try connection.execute("INSERT INTO t (k) VALUES ($1)", [.int(1)])
+                }
             }
+            let count = try await database.read { try $0.queryFirst("SELECT count(*) FROM t")!.int(0) }
+            #expect(count == 0)
+            let error = await #expect(throws: DatabaseError.self) {
+                try await database.write { try $0.execute("INSERT INTO t (k) VALUES ($1)", [.int(1), .int(2)]) }
+            }
+            #expect(error?.kind == .query)
         }
-        let count = try await database.read { try $0.queryFirst("SELECT count(*) FROM t")!.int(0) }
-        #expect(count == 0)
-        let error = await #expect(throws: DatabaseError.self) {
-            try await database.write { try $0.execute("INSERT INTO t (k) VALUES ($1)", [.int(1), .int(2)]) }
-        }
-        #expect(error?.kind == .query)
-        await database.close()
-        await test.cleanup()
     }
 
     @Test("migrations apply once, in order; a newer or different history is refused", arguments: TestBackend.enabled)
     func migrations(backend: TestBackend) async throws {
-        let test = try await TestDatabase.make(backend)
-        let database = try await Database.open(test.url)
-        let group = MigrationGroup("demo")
-        let first = Migration("001_a", portable: "CREATE TABLE demo_a (id {id} PRIMARY KEY)")
-        let second = Migration("002_b", portable: "CREATE TABLE demo_b (id {id} PRIMARY KEY)")
-        let old = Migrator([(group: group, migrations: [first])])
-        let new = Migrator([(group: group, migrations: [first, second])])
+        try await withDatabase(on: backend) { database in
+            let group = MigrationGroup("demo")
+            let first = Migration("001_a", portable: "CREATE TABLE demo_a (id {id} PRIMARY KEY)")
+            let second = Migration("002_b", portable: "CREATE TABLE demo_b (id {id} PRIMARY KEY)")
+            let old = Migrator([(group: group, migrations: [first])])
+            let new = Migrator([(group: group, migrations: [first, second])])
 
-        #expect(try await new.status(of: database).pending["demo"] == ["001_a", "002_b"])
-        #expect(try await old.migrate(database) == ["demo/001_a"])
-        await #expect(throws: DatabaseError.self) { try await new.requireCurrent(database) }
-        #expect(try await new.migrate(database) == ["demo/002_b"])
-        #expect(try await new.migrate(database).isEmpty)
-        #expect(try await new.status(of: database).isCurrent)
+            #expect(try await new.status(of: database).pending["demo"] == ["001_a", "002_b"])
+            #expect(try await old.migrate(database) == ["demo/001_a"])
+            await #expect(throws: DatabaseError.self) { try await new.requireCurrent(database) }
+            #expect(try await new.migrate(database) == ["demo/002_b"])
+            #expect(try await new.migrate(database).isEmpty)
+            #expect(try await new.status(of: database).isCurrent)
 
-        // The database is now newer than the old build: it must refuse, not guess.
-        let tooNew = await #expect(throws: DatabaseError.self) { try await old.status(of: database) }
-        #expect(tooNew?.kind == .schemaTooNew)
-        let renamed = Migrator([(group: group, migrations: [first, Migration("002_other", portable: "SELECT 1")])])
-        let mismatch = await #expect(throws: DatabaseError.self) { try await renamed.migrate(database) }
-        #expect(mismatch?.kind == .migrationHistory)
+            // The database is now newer than the old build: it must refuse, not guess.
+            let tooNew = await #expect(throws: DatabaseError.self) { try await old.status(of: database) }
+            #expect(tooNew?.kind == .schemaTooNew)
+            let renamed = Migrator([(group: group, migrations: [first, Migration("002_other", portable: "SELECT 1")])])
+            let mismatch = await #expect(throws: DatabaseError.self) { try await renamed.migrate(database) }
+            #expect(mismatch?.kind == .migrationHistory)
 
-        // A migration that fails leaves neither its DDL nor its history row behind.
-        let broken = Migrator([(group: group, migrations: [first, second, Migration("003_bad", portable: "CREATE TABLE demo_c (x INTEGER); NOT SQL")])])
-        await #expect(throws: DatabaseError.self) { try await broken.migrate(database) }
-        #expect(try await broken.status(of: database).pending["demo"] == ["003_bad"])
-        let leftover = try await database.read { connection in
-            try connection.query(
-                connection.dialect == .sqlite
-                    ? "SELECT name FROM sqlite_master WHERE name = 'demo_c'" : "SELECT tablename FROM pg_tables WHERE tablename = 'demo_c' AND schemaname = current_schema()"
-            ).count
+            // A migration that fails leaves neither its DDL nor its history row behind.
+            let broken = Migrator([
+                (group: group, migrations: [first, second, Migration("003_bad", portable: "CREATE TABLE demo_c (x INTEGER); NOT SQL")])
+            ])
+            await #expect(throws: DatabaseError.self) { try await broken.migrate(database) }
+            #expect(try await broken.status(of: database).pending["demo"] == ["003_bad"])
+            let leftover = try await database.read { connection in
+                try connection.query(
+                    connection.dialect == .sqlite
+                        ? "SELECT name FROM sqlite_master WHERE name = 'demo_c'"
+                        : "SELECT tablename FROM pg_tables WHERE tablename = 'demo_c' AND schemaname = current_schema()"
+                ).count
+            }
+            #expect(leftover == 0)
         }
-        #expect(leftover == 0)
-        await database.close()
-        await test.cleanup()
     }
 
     @Test(

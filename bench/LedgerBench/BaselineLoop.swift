@@ -33,7 +33,10 @@ enum Baseline {
                 while credit == debit { credit = Int.random(in: 0..<accounts) }
                 sequence += 1
                 try store.writeTransfer(
-                    id: TransferID.random().rawValue.bigEndianBytes, debit: accountID(debit), credit: accountID(credit), sequence: sequence
+                    id: TransferID.random().rawValue.bigEndianBytes,
+                    debit: accountID(debit),
+                    credit: accountID(credit),
+                    sequence: sequence
                 )
             }
             try store.commit()
@@ -43,9 +46,13 @@ enum Baseline {
         let elapsed = (ContinuousClock.now - start).seconds
         let single = perTransaction == 1
         return BenchResult(
-            backend: backend, mode: single ? "baseline-single-1-caller" : "baseline-batched-\(perTransaction)", transfers: written,
-            seconds: elapsed, transfers_per_sec: Double(written) / elapsed,
-            p50_ms: single ? latencies.percentile(0.5) : nil, p99_ms: single ? latencies.percentile(0.99) : nil
+            backend: backend,
+            mode: single ? "baseline-single-1-caller" : "baseline-batched-\(perTransaction)",
+            transfers: written,
+            seconds: elapsed,
+            transfers_per_sec: Double(written) / elapsed,
+            p50_ms: single ? latencies.percentile(0.5) : nil,
+            p99_ms: single ? latencies.percentile(0.99) : nil
         )
     }
 }

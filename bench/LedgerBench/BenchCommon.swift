@@ -83,7 +83,8 @@ func printTable(_ results: [BenchResult]) {
     let widths = header.indices.map { column in ([header[column]] + rows.map { $0[column] }).map(\.count).max()! }
     func line(_ cells: [String]) -> String {
         cells.enumerated().map { index, cell in
-            index < 2 ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            index < 2
+                ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
                 : String(repeating: " ", count: widths[index] - cell.count) + cell
         }.joined(separator: "  ")
     }

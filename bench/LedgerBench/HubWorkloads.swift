@@ -43,11 +43,19 @@ struct HubWorkloads {
         let start = ContinuousClock.now
         for batch in batches {
             let results = try await ledger.submit(batch)
-            guard results.allSatisfy({ $0.transfer != nil }) else { throw BenchError("a benchmark transfer failed: \(results.first { $0.transfer == nil }!)") }
+            guard results.allSatisfy({ $0.transfer != nil }) else {
+                throw BenchError("a benchmark transfer failed: \(results.first { $0.transfer == nil }!)")
+            }
         }
         let elapsed = (ContinuousClock.now - start).seconds
         let count = batches.count * batchSize
-        return BenchResult(backend: backend, mode: "hub-batched-\(batchSize)\(timeOrdered ? "-v7-ids" : "-random-ids")", transfers: count, seconds: elapsed, transfers_per_sec: Double(count) / elapsed)
+        return BenchResult(
+            backend: backend,
+            mode: "hub-batched-\(batchSize)\(timeOrdered ? "-v7-ids" : "-random-ids")",
+            transfers: count,
+            seconds: elapsed,
+            transfers_per_sec: Double(count) / elapsed
+        )
     }
 
     /// `callers` concurrent tasks each submitting single transfers, `total` in all.
@@ -75,8 +83,13 @@ struct HubWorkloads {
         let elapsed = (ContinuousClock.now - start).seconds
         let count = perCaller * callers
         return BenchResult(
-            backend: backend, mode: "hub-single-\(callers)-callers", transfers: count, seconds: elapsed,
-            transfers_per_sec: Double(count) / elapsed, p50_ms: latencies.percentile(0.5), p99_ms: latencies.percentile(0.99)
+            backend: backend,
+            mode: "hub-single-\(callers)-callers",
+            transfers: count,
+            seconds: elapsed,
+            transfers_per_sec: Double(count) / elapsed,
+            p50_ms: latencies.percentile(0.5),
+            p99_ms: latencies.percentile(0.99)
         )
     }
 }

@@ -59,7 +59,9 @@ for backend in options.backends {
         ? try SQLiteBaseline(path: scratch.appendingPathComponent("baseline.sqlite").path)
         : try PostgresBaseline(url: options.postgresURL!)
     let batchedTotal = options.count(backend == "sqlite" ? 200_000 : 100_000)
-    results.append(try Baseline.run(store, backend: backend, total: max(8_000, batchedTotal / 8_000 * 8_000), perTransaction: 8_000, firstSequence: 0))
+    results.append(
+        try Baseline.run(store, backend: backend, total: max(8_000, batchedTotal / 8_000 * 8_000), perTransaction: 8_000, firstSequence: 0)
+    )
     results.append(try Baseline.run(store, backend: backend, total: options.count(1_000), perTransaction: 1, firstSequence: 1 << 40))
 }
 
@@ -84,7 +86,8 @@ struct Report: Codable {
     var generated_at: String
     var results: [BenchResult]
 }
-let machine = "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)"
+let machine =
+    "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)"
 let encoder = JSONEncoder()
 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
 let data = try encoder.encode(Report(machine: machine, generated_at: ISO8601DateFormatter().string(from: Date()), results: results))

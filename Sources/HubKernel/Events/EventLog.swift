@@ -66,8 +66,13 @@ public enum EventLog {
             [.int(sequence), .int(Int64(limit))]
         ).map { row in
             EventRecord(
-                sequence: try row.int(0), id: try row.text(1), type: try row.text(2), source: try row.text(3),
-                subject: try row.optionalText(4), time: try row.text(5), data: try row.text(6)
+                sequence: try row.int(0),
+                id: try row.text(1),
+                type: try row.text(2),
+                source: try row.text(3),
+                subject: try row.optionalText(4),
+                time: try row.text(5),
+                data: try row.text(6)
             )
         }
     }
@@ -82,9 +87,12 @@ enum Counters {
     }
 
     static func read(_ name: Name, on connection: any SQLConnection) throws -> Int64 {
-        guard let row = try connection.queryFirst(
-            "SELECT value FROM hub_counters WHERE name = $1" + connection.dialect.forUpdate, [.text(name.rawValue)]
-        ) else {
+        guard
+            let row = try connection.queryFirst(
+                "SELECT value FROM hub_counters WHERE name = $1" + connection.dialect.forUpdate,
+                [.text(name.rawValue)]
+            )
+        else {
             throw DatabaseError(.query, "counter '\(name.rawValue)' is missing: the kernel migrations have not run")
         }
         return try row.int(0)

@@ -13,6 +13,9 @@ extension Ledger {
         }
         let clock = self.clock
         return try await database.write { connection in
+            // Take the ledger's counter lock before looking: two hubd processes creating the same
+            // asset on PostgreSQL then see each other's commit instead of colliding on the key.
+            let createdAt = try Self.nextTimestamp(connection, clock)
             if let row = try connection.queryFirst(Self.selectAssets + " WHERE code = $1", [.text(new.code.rawValue)]) {
                 let existing = try Self.asset(row)
                 if existing.scale != new.scale {
@@ -23,15 +26,23 @@ extension Ledger {
                 }
                 return .exists(existing)
             }
-            let createdAt = try Self.nextTimestamp(connection, clock)
             let asset = Asset(code: new.code, scale: new.scale, name: new.name, issuanceAccountID: .random(), createdAt: createdAt)
             try connection.execute(
                 "INSERT INTO ledger_assets (code, scale, name, issuance_account_id, created_at) VALUES ($1, $2, $3, $4, $5)",
                 [.text(asset.code.rawValue), .int(Int64(asset.scale)), .text(asset.name), asset.issuanceAccountID.sqlValue, createdAt.sqlValue]
             )
             let issuance = Account(
-                id: asset.issuanceAccountID, asset: asset.code, owner: .system("issuance"), code: "issuance", flags: [],
-                debitsPosted: 0, creditsPosted: 0, debitsPending: 0, creditsPending: 0, metadata: [:], createdAt: createdAt
+                id: asset.issuanceAccountID,
+                asset: asset.code,
+                owner: .system("issuance"),
+                code: "issuance",
+                flags: [],
+                debitsPosted: 0,
+                creditsPosted: 0,
+                debitsPending: 0,
+                creditsPending: 0,
+                metadata: [:],
+                createdAt: createdAt
             )
             try connection.insertMany(into: "ledger_accounts", columns: LedgerStore.accountColumns, rows: [LedgerStore.values(issuance)])
             var json = JSONWriter()
@@ -46,8 +57,11 @@ extension Ledger {
                 [
                     NewEvent(type: "ledger.asset.created", source: "/ledger", subject: asset.code.rawValue, data: json.text, time: createdAt),
                     NewEvent(
-                        type: "ledger.account.created", source: "/ledger", subject: issuance.id.description,
-                        data: LedgerJSON.account(issuance), time: createdAt
+                        type: "ledger.account.created",
+                        source: "/ledger",
+                        subject: issuance.id.description,
+                        data: LedgerJSON.account(issuance),
+                        time: createdAt
                     ),
                 ],
                 on: connection
@@ -63,6 +77,8 @@ extension Ledger {
         }
         let clock = self.clock
         return try await database.write { connection in
+            // As in createAsset: the counter lock first, so concurrent creators serialise.
+            var timestamp = try Self.nextTimestamp(connection, clock)
             let stored = try connection.selectIn(LedgerStore.selectAccounts + " WHERE id", keys: accounts.map(\.id.sqlValue))
             var existing: [AccountID: Account] = [:]
             for row in stored {
@@ -95,23 +111,40 @@ extension Ledger {
                     results.append(.failed(TransferError(.assetNotFound, "asset \(new.asset) does not exist", field: "asset")))
                     continue
                 }
-                let createdAt = try Self.nextTimestamp(connection, clock)
+                let createdAt = timestamp
+                timestamp = LedgerTimestamp(nanoseconds: timestamp.nanoseconds + 1)
                 let account = Account(
-                    id: new.id, asset: new.asset, owner: new.owner, code: new.code, flags: new.flags, debitsPosted: 0,
-                    creditsPosted: 0, debitsPending: 0, creditsPending: 0, metadata: new.metadata, createdAt: createdAt
+                    id: new.id,
+                    asset: new.asset,
+                    owner: new.owner,
+                    code: new.code,
+                    flags: new.flags,
+                    debitsPosted: 0,
+                    creditsPosted: 0,
+                    debitsPending: 0,
+                    creditsPending: 0,
+                    metadata: new.metadata,
+                    createdAt: createdAt
                 )
                 existing[account.id] = account
                 inserted.append(account)
                 events.append(
                     NewEvent(
-                        type: "ledger.account.created", source: "/ledger", subject: account.id.description,
-                        data: LedgerJSON.account(account), time: createdAt
+                        type: "ledger.account.created",
+                        source: "/ledger",
+                        subject: account.id.description,
+                        data: LedgerJSON.account(account),
+                        time: createdAt
                     )
                 )
                 results.append(.created(account))
             }
             try connection.insertMany(into: "ledger_accounts", columns: LedgerStore.accountColumns, rows: inserted.map(LedgerStore.values))
             try EventLog.append(events, on: connection)
+            if !inserted.isEmpty {
+                // nextTimestamp stored the first; the rest were handed out after it.
+                try Counters.write(.ledgerTimestamp, Int64(bitPattern: inserted.last!.createdAt.nanoseconds), on: connection)
+            }
             return results
         }
     }

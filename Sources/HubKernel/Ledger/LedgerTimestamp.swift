@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #else
-import Darwin
+    import Darwin
 #endif
 
 /// Nanoseconds since the Unix epoch, assigned by the ledger and strictly increasing across every

@@ -10,7 +10,7 @@ public struct VerificationReport: Sendable, CustomStringConvertible {
 
     public var description: String {
         var lines = [
-            "assets: \(assets), accounts: \(accounts), transfers: \(transfers), holds pending: \(holdsPending)",
+            "assets: \(assets), accounts: \(accounts), transfers: \(transfers), holds pending: \(holdsPending)"
         ]
         if passed {
             lines.append("all ledger invariants hold")
@@ -139,7 +139,9 @@ public enum LedgerVerifier {
                 }
                 if transfer.kind == .postPending || transfer.kind == .voidPending {
                     guard let hold = holds[transfer.pendingID!] else {
-                        report.problems.append("transfer \(transfer.id) resolves hold \(transfer.pendingID!) which precedes nothing")
+                        report.problems.append(
+                            "transfer \(transfer.id) resolves hold \(transfer.pendingID!), which is not an earlier pending transfer"
+                        )
                         continue
                     }
                     if transfer.amount > hold.amount {
@@ -184,7 +186,9 @@ public enum LedgerVerifier {
         }
 
         // 3: exactly one event per transfer.
-        let transferEventTypes = ["ledger.transfer.posted", "ledger.transfer.pending", "ledger.transfer.pending_posted", "ledger.transfer.pending_voided"]
+        let transferEventTypes = [
+            "ledger.transfer.posted", "ledger.transfer.pending", "ledger.transfer.pending_posted", "ledger.transfer.pending_voided",
+        ]
         let placeholders = transferEventTypes.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
         let eventCount = try connection.queryFirst(
             "SELECT count(*), count(DISTINCT subject) FROM hub_events WHERE type IN (\(placeholders))",

@@ -66,6 +66,21 @@ final class ManualClock: Sendable {
     }
 }
 
+/// Opens an empty database of its own on `backend` for `body`, then closes and removes it.
+func withDatabase(on backend: TestBackend, _ body: (Database) async throws -> Void) async throws {
+    let test = try await TestDatabase.make(backend)
+    let database = try await Database.open(test.url)
+    do {
+        try await body(database)
+    } catch {
+        await database.close()
+        await test.cleanup()
+        throw error
+    }
+    await database.close()
+    await test.cleanup()
+}
+
 /// Opens a migrated database on `backend`, runs the ledger's services around `body`, and cleans up.
 func withLedger(
     on backend: TestBackend,
@@ -73,9 +88,7 @@ func withLedger(
     clock: LedgerClock = .system,
     _ body: (Ledger) async throws -> Void
 ) async throws {
-    let test = try await TestDatabase.make(backend)
-    let database = try await Database.open(test.url)
-    do {
+    try await withDatabase(on: backend) { database in
         try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
         var configuration = configuration
         if configuration.expiryInterval == .seconds(1) { configuration.expiryInterval = .seconds(3600) }
@@ -90,13 +103,7 @@ func withLedger(
             }
             group.cancelAll()
         }
-    } catch {
-        await database.close()
-        await test.cleanup()
-        throw error
     }
-    await database.close()
-    await test.cleanup()
 }
 
 /// Shorthands for building test ledgers.
