@@ -14,8 +14,17 @@ extension SQLConnection {
         guard !rows.isEmpty else { return }
         let width = columns.count
         let header = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
-        let rowsPerStatement = dialect == .sqlite ? 1 : Self.maxParameters / width
-        for chunk in powerOfTwoChunks(rows.count, maxChunk: rowsPerStatement) {
+        if dialect == .sqlite {
+            // One statement text for every row: built once, prepared once, executed per row.
+            let placeholders = (1...width).map { "$\($0)" }.joined(separator: ",")
+            let sql = header + "(" + placeholders + ")" + (suffix.isEmpty ? "" : " " + suffix)
+            for row in rows {
+                precondition(row.count == width, "insertMany: row width \(row.count) != \(width) columns")
+                try execute(sql, row)
+            }
+            return
+        }
+        for chunk in powerOfTwoChunks(rows.count, maxChunk: Self.maxParameters / width) {
             var sql = header
             var binds: [SQLValue] = []
             binds.reserveCapacity(chunk.count * width)
@@ -38,14 +47,18 @@ extension SQLConnection {
         }
     }
 
-    /// Runs `SELECT <prefix> … WHERE <column> IN (…) <suffix>` for every chunk of `keys` and
-    /// returns all rows. `sqlPrefix` must end with the column to match, e.g.
+    /// Runs `SELECT <prefix> … WHERE <column> IN (…) <suffix>` for every chunk of `keys` (on
+    /// SQLite, `<column> = $1` once per key) and returns all rows. `sqlPrefix` must end with the column to match, e.g.
     /// `"SELECT id, amount FROM ledger_transfers WHERE id"`.
     public func selectIn(_ sqlPrefix: String, keys: [SQLValue], suffix: String = "") throws -> [SQLRow] {
         guard !keys.isEmpty else { return [] }
         var rows: [SQLRow] = []
-        let keysPerStatement = dialect == .sqlite ? 1 : Self.maxParameters
-        for chunk in powerOfTwoChunks(keys.count, maxChunk: keysPerStatement) {
+        if dialect == .sqlite {
+            let sql = sqlPrefix + " = $1" + (suffix.isEmpty ? "" : " " + suffix)
+            for key in keys { rows.append(contentsOf: try query(sql, [key])) }
+            return rows
+        }
+        for chunk in powerOfTwoChunks(keys.count, maxChunk: Self.maxParameters) {
             var sql = sqlPrefix + " IN ("
             var binds: [SQLValue] = []
             binds.reserveCapacity(chunk.count)

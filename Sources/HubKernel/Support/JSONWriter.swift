@@ -1,29 +1,32 @@
 /// Builds compact JSON text by hand. The ledger writes an event per transfer inside its write
-/// transaction, thousands per batch, so this avoids `JSONEncoder`'s reflection on the hot path.
+/// transaction, thousands per batch, so this avoids `JSONEncoder`'s reflection and builds into
+/// one byte buffer (string appends cost more than the bytes they add).
 struct JSONWriter {
-    private(set) var text = ""
+    private var bytes: [UInt8] = []
     /// One entry per open object: whether the next member needs a comma before it.
     private var needsComma = [false]
     /// A key was just written, so the next value follows its colon directly.
     private var afterKey = false
 
-    init(capacity: Int = 256) { text.reserveCapacity(capacity) }
+    init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+
+    var text: String { String(decoding: bytes, as: UTF8.self) }
 
     mutating func beginObject() {
         separate()
-        text += "{"
+        bytes.append(UInt8(ascii: "{"))
         needsComma.append(false)
     }
 
     mutating func endObject() {
-        text += "}"
+        bytes.append(UInt8(ascii: "}"))
         needsComma.removeLast()
     }
 
     mutating func key(_ name: String) {
         separate()
-        Self.appendQuoted(name, to: &text)
-        text += ":"
+        appendQuoted(name)
+        bytes.append(UInt8(ascii: ":"))
         afterKey = true
     }
 
@@ -31,7 +34,7 @@ struct JSONWriter {
         if afterKey {
             afterKey = false
         } else if needsComma[needsComma.count - 1] {
-            text += ","
+            bytes.append(UInt8(ascii: ","))
         } else {
             needsComma[needsComma.count - 1] = true
         }
@@ -39,12 +42,12 @@ struct JSONWriter {
 
     mutating func string(_ value: String) {
         separate()
-        Self.appendQuoted(value, to: &text)
+        appendQuoted(value)
     }
 
     mutating func raw(_ literal: String) {
         separate()
-        text += literal
+        bytes.append(contentsOf: literal.utf8)
     }
 
     mutating func null() { raw("null") }
@@ -63,47 +66,40 @@ struct JSONWriter {
 
     mutating func stringMap(_ name: String, _ map: [String: String]) {
         key(name)
-        Self.appendStringMap(map, to: &self)
+        appendStringMap(map)
     }
 
-    static func appendStringMap(_ map: [String: String], to writer: inout JSONWriter) {
-        writer.beginObject()
-        for k in map.keys.sorted() { writer.field(k, map[k]!) }
-        writer.endObject()
+    mutating func appendStringMap(_ map: [String: String]) {
+        beginObject()
+        for k in map.keys.sorted() { field(k, map[k]!) }
+        endObject()
     }
 
     /// A `[String: String]` as a JSON object with sorted keys (so equal maps give equal text).
     static func encode(_ map: [String: String]) -> String {
         if map.isEmpty { return "{}" }
         var writer = JSONWriter(capacity: 64)
-        appendStringMap(map, to: &writer)
+        writer.appendStringMap(map)
         return writer.text
     }
 
-    static func appendQuoted(_ value: String, to text: inout String) {
-        text += "\""
-        var plainStart = value.utf8.startIndex
-        let utf8 = value.utf8
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                text += value[plainStart..<index]
-                switch byte {
-                case UInt8(ascii: "\""): text += "\\\""
-                case UInt8(ascii: "\\"): text += "\\\\"
-                case 0x0A: text += "\\n"
-                case 0x0D: text += "\\r"
-                case 0x09: text += "\\t"
-                default:
-                    let hex = Array("0123456789abcdef")
-                    text += "\\u00" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0xF)])
-                }
-                plainStart = utf8.index(after: index)
+    private mutating func appendQuoted(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0xF)])
+            default: bytes.append(byte)
             }
-            index = utf8.index(after: index)
         }
-        text += value[plainStart..<utf8.endIndex]
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
     }
 }

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+@testable import HubKernel
+
+@Suite("Kernel support code")
+struct SupportTests {
+    @Test(
+        "RFC 3339 timestamps match an independent formatter (Python's datetime)",
+        arguments: [
+            (UInt64(0), "1970-01-01T00:00:00.000Z"),
+            (951_782_400_123_000_000, "2000-02-29T00:00:00.123Z"),
+            (1_800_000_000_999_999_999, "2027-01-15T08:00:00.999Z"),
+            (4_102_444_799_000_000_000, "2099-12-31T23:59:59.000Z"),
+        ]
+    )
+    func rfc3339(nanoseconds: UInt64, expected: String) {
+        #expect(RFC3339.format(nanoseconds: nanoseconds) == expected)
+    }
+
+    @Test("JSON text escapes quotes, backslashes and control characters and parses back")
+    func json() throws {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.field("plain", "x")
+        writer.field("tricky", "a\"b\\c\nd\u{01}é✓")
+        writer.field("none", nil)
+        writer.key("n")
+        writer.int(UInt128.max)
+        writer.stringMap("map", ["z": "1", "a": "2"])
+        writer.endObject()
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(writer.text.utf8)) as? [String: Any])
+        #expect(object["tricky"] as? String == "a\"b\\c\nd\u{01}é✓")
+        #expect(object["none"] is NSNull)
+        #expect(writer.text.contains("\"n\":340282366920938463463374607431768211455"))
+        #expect(writer.text.hasSuffix("\"map\":{\"a\":\"2\",\"z\":\"1\"}}"))
+    }
+
+    @Test("power-of-two chunks cover every index once")
+    func chunks() {
+        for count in [0, 1, 5, 8, 8_000, 30_001] {
+            let chunks = powerOfTwoChunks(count, maxChunk: 2_048)
+            #expect(chunks.reduce(0) { $0 + $1.count } == count)
+            #expect(chunks.allSatisfy { $0.count <= 2_048 && $0.count.nonzeroBitCount == 1 })
+            #expect(zip(chunks, chunks.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+        }
+    }
+
+    @Test("time-ordered ids increase with time and are version 7")
+    func timeOrderedIDs() async throws {
+        let first = TransferID.timeOrdered()
+        try await Task.sleep(for: .milliseconds(2))
+        let second = TransferID.timeOrdered()
+        #expect(first < second)
+        #expect(Array(first.description)[14] == "7")
+    }
+}
