@@ -10,6 +10,29 @@ struct BenchResult: Codable {
     var transfers_per_sec: Double
     var p50_ms: Double?
     var p99_ms: Double?
+    /// Over repeated runs: how many, and the slowest and fastest rate (the row is the median run).
+    var runs: Int? = nil
+    var min_per_sec: Double? = nil
+    var max_per_sec: Double? = nil
+}
+
+/// The median run of each (backend, mode), with the spread of all runs.
+func medians(_ results: [BenchResult]) -> [BenchResult] {
+    var order: [String] = []
+    var groups: [String: [BenchResult]] = [:]
+    for result in results {
+        let key = result.backend + "/" + result.mode
+        if groups[key] == nil { order.append(key) }
+        groups[key, default: []].append(result)
+    }
+    return order.map { key in
+        let runs = groups[key]!.sorted { $0.transfers_per_sec < $1.transfers_per_sec }
+        var median = runs[runs.count / 2]
+        median.runs = runs.count
+        median.min_per_sec = runs.first!.transfers_per_sec
+        median.max_per_sec = runs.last!.transfers_per_sec
+        return median
+    }
 }
 
 struct BenchOptions {
@@ -17,6 +40,8 @@ struct BenchOptions {
     var output = "bench/results/ledger.json"
     /// Multiplies every workload size; `--quick` sets 0.1 for a smoke run.
     var scale = 1.0
+    /// Each workload runs this many times on a fresh database; the table shows the median.
+    var runs = 3
     var backends: [String] = ["sqlite", "postgres"]
     /// Runs only the workloads whose mode starts with this (for profiling one of them).
     var only: String?
@@ -28,14 +53,17 @@ struct BenchOptions {
             switch argument {
             case "--postgres-url": options.postgresURL = iterator.next()
             case "--output": options.output = iterator.next() ?? options.output
-            case "--quick": options.scale = 0.1
+            case "--quick":
+                options.scale = 0.1
+                options.runs = 1
+            case "--runs": options.runs = max(1, Int(iterator.next() ?? "") ?? 3)
             case "--scale": options.scale = Double(iterator.next() ?? "") ?? 1
             case "--only": options.only = iterator.next()
             case "--backend": options.backends = (iterator.next() ?? "").split(separator: ",").map(String.init)
             case "--help", "-h":
                 print(
                     """
-                    usage: LedgerBench [--postgres-url URL] [--output FILE] [--quick | --scale X] [--backend sqlite,postgres]
+                    usage: LedgerBench [--postgres-url URL] [--output FILE] [--quick | --scale X] [--runs N] [--backend sqlite,postgres] [--only MODE]
                     Measures ledger transfers per second (batched, one caller, 64 concurrent callers) against a
                     hand-written SQL loop doing the same writes. Without --postgres-url only SQLite runs.
                     """
@@ -73,10 +101,11 @@ extension Duration {
 }
 
 func printTable(_ results: [BenchResult]) {
-    let header = ["backend", "mode", "transfers", "seconds", "transfers/s", "p50 ms", "p99 ms"]
+    let header = ["backend", "mode", "transfers", "seconds", "transfers/s", "min-max", "p50 ms", "p99 ms"]
     let rows = results.map { r in
         [
             r.backend, r.mode, String(r.transfers), String(format: "%.2f", r.seconds), String(format: "%.0f", r.transfers_per_sec),
+            r.runs.map { _ in String(format: "%.0f-%.0f", r.min_per_sec!, r.max_per_sec!) } ?? "-",
             r.p50_ms.map { String(format: "%.2f", $0) } ?? "-", r.p99_ms.map { String(format: "%.2f", $0) } ?? "-",
         ]
     }

@@ -11,59 +11,63 @@ let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hub
 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: scratch) }
 
-for backend in options.backends {
-    let url: DatabaseURL
-    switch backend {
-    case "sqlite": url = .sqlite(path: scratch.appendingPathComponent("hub.sqlite").path)
-    case "postgres":
-        guard let postgres = options.postgresURL else {
-            print("(skipping PostgreSQL: no --postgres-url)")
-            continue
+for run in 1...options.runs {
+    for backend in options.backends {
+        print("== run \(run) of \(options.runs)")
+        let url: DatabaseURL
+        switch backend {
+        case "sqlite": url = .sqlite(path: scratch.appendingPathComponent("hub-\(run).sqlite").path)
+        case "postgres":
+            guard let postgres = options.postgresURL else {
+                print("(skipping PostgreSQL: no --postgres-url)")
+                continue
+            }
+            url = .postgres(uri: postgres)
+            // Start from empty tables so repeated runs measure the same thing.
+            let reset = try await Database.open(url, readerCount: 1)
+            _ = try await reset.withWriterConnection { connection in
+                try connection.executeScript("DROP SCHEMA public CASCADE; CREATE SCHEMA public;")
+            }
+            await reset.close()
+        default: throw BenchError("unknown backend \(backend)")
         }
-        url = .postgres(uri: postgres)
-        // Start from empty tables so repeated runs measure the same thing.
-        let reset = try await Database.open(url, readerCount: 1)
-        _ = try await reset.withWriterConnection { connection in
-            try connection.executeScript("DROP SCHEMA public CASCADE; CREATE SCHEMA public;")
+        print("== \(backend): \(url)")
+        let database = try await Database.open(url)
+        try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
+        let ledger = Ledger(database: database, logger: Logger(label: "bench"))
+        let hubResults = try await withThrowingTaskGroup(of: Void.self, returning: [BenchResult].self) { group in
+            for service in ledger.services { group.addTask { try await service.run() } }
+            let work = try await HubWorkloads.prepare(ledger, backend: backend, accountCount: 1000)
+            let batchedTotal = options.count(backend == "sqlite" ? 200_000 : 100_000)
+            let batchedCount = max(8_000, batchedTotal / 8_000 * 8_000)
+            var measured: [BenchResult] = []
+            func wanted(_ mode: String) -> Bool { options.only.map { mode.hasPrefix($0) } ?? true }
+            if wanted("hub-batched") {
+                measured.append(try await work.batched(total: batchedCount, batchSize: 8_000, timeOrdered: true))
+                measured.append(try await work.batched(total: batchedCount, batchSize: 8_000, timeOrdered: false))
+            }
+            if wanted("hub-single-1-") { measured.append(try await work.concurrentSingles(total: options.count(1_000), callers: 1)) }
+            if wanted("hub-single-64") { measured.append(try await work.concurrentSingles(total: options.count(25_600), callers: 64)) }
+            group.cancelAll()
+            return measured
         }
-        await reset.close()
-    default: throw BenchError("unknown backend \(backend)")
-    }
-    print("== \(backend): \(url)")
-    let database = try await Database.open(url)
-    try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
-    let ledger = Ledger(database: database, logger: Logger(label: "bench"))
-    let hubResults = try await withThrowingTaskGroup(of: Void.self, returning: [BenchResult].self) { group in
-        for service in ledger.services { group.addTask { try await service.run() } }
-        let work = try await HubWorkloads.prepare(ledger, backend: backend, accountCount: 1000)
-        let batchedTotal = options.count(backend == "sqlite" ? 200_000 : 100_000)
-        let batchedCount = max(8_000, batchedTotal / 8_000 * 8_000)
-        var measured: [BenchResult] = []
-        func wanted(_ mode: String) -> Bool { options.only.map { mode.hasPrefix($0) } ?? true }
-        if wanted("hub-batched") {
-            measured.append(try await work.batched(total: batchedCount, batchSize: 8_000, timeOrdered: true))
-            measured.append(try await work.batched(total: batchedCount, batchSize: 8_000, timeOrdered: false))
-        }
-        if wanted("hub-single-1-") { measured.append(try await work.concurrentSingles(total: options.count(1_000), callers: 1)) }
-        if wanted("hub-single-64") { measured.append(try await work.concurrentSingles(total: options.count(25_600), callers: 64)) }
-        group.cancelAll()
-        return measured
-    }
-    printTable(hubResults)
-    results += hubResults
-    await database.close()
+        printTable(hubResults)
+        results += hubResults
+        await database.close()
 
-    if options.only.map({ !$0.hasPrefix("baseline") }) ?? false { continue }
-    let store: any BaselineStore =
-        backend == "sqlite"
-        ? try SQLiteBaseline(path: scratch.appendingPathComponent("baseline.sqlite").path)
-        : try PostgresBaseline(url: options.postgresURL!)
-    let batchedTotal = options.count(backend == "sqlite" ? 200_000 : 100_000)
-    results.append(
-        try Baseline.run(store, backend: backend, total: max(8_000, batchedTotal / 8_000 * 8_000), perTransaction: 8_000, firstSequence: 0)
-    )
-    results.append(try Baseline.run(store, backend: backend, total: options.count(1_000), perTransaction: 1, firstSequence: 1 << 40))
+        if options.only.map({ !$0.hasPrefix("baseline") }) ?? false { continue }
+        let store: any BaselineStore =
+            backend == "sqlite"
+            ? try SQLiteBaseline(path: scratch.appendingPathComponent("baseline-\(run).sqlite").path)
+            : try PostgresBaseline(url: options.postgresURL!)
+        let batchedTotal = options.count(backend == "sqlite" ? 200_000 : 100_000)
+        results.append(
+            try Baseline.run(store, backend: backend, total: max(8_000, batchedTotal / 8_000 * 8_000), perTransaction: 8_000, firstSequence: 0)
+        )
+        results.append(try Baseline.run(store, backend: backend, total: options.count(1_000), perTransaction: 1, firstSequence: 1 << 40))
+    }
 }
+results = medians(results)
 
 print("")
 printTable(results)
