@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .executable(name: "hubd", targets: ["hubd"]),
         .library(name: "HubKernel", targets: ["HubKernel"]),
+        .library(name: "ChainKit", targets: ["ChainKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -30,6 +31,15 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        .systemLibrary(name: "CSecp256k1", pkgConfig: "libsecp256k1", providers: [.apt(["libsecp256k1-dev"])]),
+        .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+
+        // Pure, I/O-free chain formats and cryptography (DESIGN §2). Imports no kernel and no plugin.
+        .target(
+            name: "ChainKit",
+            dependencies: ["CSecp256k1", "CSodium", "COpenSSL", "CXXHash"],
+            swiftSettings: swiftSettings
+        ),
 
         .target(
             name: "HubKernel",
@@ -99,6 +109,11 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ChainKitTests",
+            dependencies: ["ChainKit"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
