@@ -71,6 +71,12 @@ public struct KeccakState: Sendable, Equatable {
         lanes[index / 8] ^= UInt64(byte) << UInt64(8 * (index % 8))
     }
 
+    /// Replaces the byte at offset `index` (STROBE's overwrite and squeeze).
+    public mutating func set(byte: UInt8, at index: Int) {
+        let shift = UInt64(8 * (index % 8))
+        lanes[index / 8] = lanes[index / 8] & ~(0xFF << shift) | UInt64(byte) << shift
+    }
+
     /// The byte at offset `index`.
     public func byte(at index: Int) -> UInt8 {
         UInt8(truncatingIfNeeded: lanes[index / 8] >> UInt64(8 * (index % 8)))
