@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// EIP-712 typed structured data: the hash wallets sign for `eth_signTypedData_v4`.
 ///

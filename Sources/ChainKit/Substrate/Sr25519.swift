@@ -24,7 +24,7 @@ public enum Sr25519 {
     /// Expands a 32-byte mini secret (e.g. from a BIP39 phrase) into a key pair.
     public static func keyPair(miniSecret: [UInt8]) throws -> KeyPair {
         guard miniSecret.count == 32 else { throw ChainKitError(.invalidKey, "a mini secret is 32 bytes, got \(miniSecret.count)") }
-        Sodium.ensureInitialized()
+        precondition(libsodiumReady, "sodium_init() failed")
         var hash = [UInt8](repeating: 0, count: 64)
         crypto_hash_sha512(&hash, miniSecret, 32)
         var scalar = Array(hash[0..<32])
@@ -63,7 +63,7 @@ public enum Sr25519 {
 
     /// Verifies a 64-byte signature. Returns `false` for anything malformed.
     public static func verify(_ signature: [UInt8], message: [UInt8], publicKey: [UInt8], context: [UInt8] = substrateContext) -> Bool {
-        Sodium.ensureInitialized()
+        precondition(libsodiumReady, "sodium_init() failed")
         guard signature.count == 64, publicKey.count == 32, signature[63] & 0x80 != 0,
             crypto_core_ristretto255_is_valid_point(publicKey) == 1
         else { return false }
@@ -169,11 +169,4 @@ public enum Sr25519 {
         guard crypto_core_ristretto255_sub(&out, p, q) == 0 else { throw ChainKitError(.invalidKey, "not a ristretto255 point") }
         return out
     }
-}
-
-/// libsodium must be initialised once before use; a global `let` is initialised lazily and
-/// exactly once, from whichever thread first touches it.
-enum Sodium {
-    private static let initialized: Bool = sodium_init() >= 0
-    static func ensureInitialized() { precondition(initialized, "libsodium failed to initialise") }
 }
