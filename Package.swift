@@ -57,6 +57,7 @@ let package = Package(
             name: "hubd",
             dependencies: [
                 "HubKernel",
+                "ChainKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

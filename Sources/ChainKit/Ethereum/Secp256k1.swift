@@ -39,6 +39,11 @@ public enum Secp256k1 {
         serialize(try parse(publicKey: publicKey), compressed: true)
     }
 
+    /// The 64-byte form of a 33-byte compressed (or 65-byte tagged) public key.
+    public static func decompress(_ publicKey: [UInt8]) throws -> [UInt8] {
+        serialize(try parse(publicKey: publicKey), compressed: false)
+    }
+
     /// Signs a 32-byte hash. Deterministic (RFC 6979) and always low-s.
     public static func sign(hash: [UInt8], privateKey: [UInt8]) throws -> Signature {
         guard hash.count == 32 else { throw ChainKitError(.invalidSignature, "the hash to sign must be 32 bytes, got \(hash.count)") }
