@@ -4,7 +4,7 @@
 ARGS ?=
 
 .DEFAULT_GOAL := build
-.PHONY: test run bench-ledger build format
+.PHONY: test run bench-ledger bench-chainkit build format
 
 test:
 	bash scripts/test.sh $(ARGS)
@@ -21,3 +21,6 @@ build:
 
 format:
 	swift format lint -r Sources Tests
+
+bench-chainkit:
+	bash scripts/bench-chainkit.sh

@@ -79,6 +79,12 @@ let package = Package(
             path: "bench/LedgerBench",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "ChainKitBench",
+            dependencies: ["ChainKit"],
+            path: "bench/ChainKitBench",
+            swiftSettings: swiftSettings
+        ),
         // A child process for the crash test: writes transfers and reports each acknowledged one.
         .executableTarget(
             name: "LedgerCrashWriter",
