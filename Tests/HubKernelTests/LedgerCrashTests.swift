@@ -49,6 +49,31 @@ struct LedgerCrashTests {
         }
     }
 
+    @Test("two writer processes on one database: migrations, set-up and transfers race safely", arguments: TestBackend.enabled)
+    func twoProcesses(backend: TestBackend) async throws {
+        let test = try await TestDatabase.make(backend)
+        do {
+            // Both start from an empty database, so they also race on migrations and set-up.
+            async let first = runAndKill(url: test.url, afterAcks: 300)
+            async let second = runAndKill(url: test.url, afterAcks: 300)
+            let acknowledged = try await first + second
+            #expect(Set(acknowledged).count == acknowledged.count)
+            let database = try await Database.open(test.url)
+            let report = try await LedgerVerifier.verify(database)
+            #expect(report.passed, "\(report)")
+            let keys: [SQLValue] = acknowledged.map { .bytes($0.rawValue.bigEndianBytes) }
+            let found = try await database.read { connection in
+                try connection.selectIn("SELECT id FROM ledger_transfers WHERE id", keys: keys).count
+            }
+            #expect(found == acknowledged.count)
+            await database.close()
+        } catch {
+            await test.cleanup()
+            throw error
+        }
+        await test.cleanup()
+    }
+
     /// Starts the writer, collects `ACK` lines until `afterAcks`, then kills it with SIGKILL while
     /// it is still writing, and returns every id it acknowledged before dying.
     func runAndKill(url: DatabaseURL, afterAcks: Int) async throws -> [TransferID] {
