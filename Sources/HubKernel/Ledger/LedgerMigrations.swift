@@ -1,6 +1,10 @@
 /// The kernel's tables. Portable templates: see ``SQLDialect/ddl(_:)`` for the type tokens.
 enum KernelMigrations {
-    static let all: [Migration] = [
+    /// Every kernel migration in the order it is applied. Names carry a global number so that the
+    /// history reads in order whichever part of the kernel a table belongs to.
+    static let all: [Migration] = ledger + IdentityMigrations.all + WebhookMigrations.all + HTTPMigrations.all
+
+    static let ledger: [Migration] = [
         Migration(
             "001_counters_and_events",
             portable: """

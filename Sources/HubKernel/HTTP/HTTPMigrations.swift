@@ -1,0 +1,4 @@
+/// Tables of the HTTP conventions (idempotency keys).
+enum HTTPMigrations {
+    static let all: [Migration] = []
+}
