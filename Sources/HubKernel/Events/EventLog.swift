@@ -64,17 +64,7 @@ public enum EventLog {
         try connection.query(
             "SELECT sequence, id, type, source, subject, time, data FROM hub_events WHERE sequence > $1 ORDER BY sequence LIMIT $2",
             [.int(sequence), .int(Int64(limit))]
-        ).map { row in
-            EventRecord(
-                sequence: try row.int(0),
-                id: try row.text(1),
-                type: try row.text(2),
-                source: try row.text(3),
-                subject: try row.optionalText(4),
-                time: try row.text(5),
-                data: try row.text(6)
-            )
-        }
+        ).map(record)
     }
 }
 

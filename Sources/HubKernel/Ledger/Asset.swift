@@ -29,6 +29,8 @@ public struct Asset: Sendable, Equatable {
     /// The system account through which this asset is issued. It has no balance flags, so its
     /// balance goes negative by exactly the amount in circulation.
     public var issuanceAccountID: AccountID
+    /// The user who organises the asset (mints it, manages its accounts), if any.
+    public var organiserID: String?
     public var createdAt: LedgerTimestamp
 
     /// The largest scale: 10^38 still fits in 128 bits.
@@ -40,10 +42,12 @@ public struct NewAsset: Sendable, Equatable {
     public var code: AssetCode
     public var scale: UInt8
     public var name: String
+    public var organiserID: String?
 
-    public init(code: AssetCode, scale: UInt8, name: String) {
+    public init(code: AssetCode, scale: UInt8, name: String, organiserID: String? = nil) {
         self.code = code
         self.scale = scale
         self.name = name
+        self.organiserID = organiserID
     }
 }

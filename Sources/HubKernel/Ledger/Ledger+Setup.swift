@@ -24,12 +24,27 @@ extension Ledger {
                 if existing.name != new.name {
                     return .failed(TransferError(.existsWithDifferentFields, "asset \(new.code) exists with another name", field: "name"))
                 }
+                if existing.organiserID != new.organiserID {
+                    return .failed(
+                        TransferError(.existsWithDifferentFields, "asset \(new.code) exists with another organiser", field: "organiser_id")
+                    )
+                }
                 return .exists(existing)
             }
-            let asset = Asset(code: new.code, scale: new.scale, name: new.name, issuanceAccountID: .random(), createdAt: createdAt)
+            let asset = Asset(
+                code: new.code,
+                scale: new.scale,
+                name: new.name,
+                issuanceAccountID: .random(),
+                organiserID: new.organiserID,
+                createdAt: createdAt
+            )
             try connection.execute(
-                "INSERT INTO ledger_assets (code, scale, name, issuance_account_id, created_at) VALUES ($1, $2, $3, $4, $5)",
-                [.text(asset.code.rawValue), .int(Int64(asset.scale)), .text(asset.name), asset.issuanceAccountID.sqlValue, createdAt.sqlValue]
+                "INSERT INTO ledger_assets (code, scale, name, issuance_account_id, organiser_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+                [
+                    .text(asset.code.rawValue), .int(Int64(asset.scale)), .text(asset.name), asset.issuanceAccountID.sqlValue,
+                    asset.organiserID.map(SQLValue.text) ?? .null, createdAt.sqlValue,
+                ]
             )
             let issuance = Account(
                 id: asset.issuanceAccountID,
@@ -52,6 +67,7 @@ extension Ledger {
             json.int(asset.scale)
             json.field("name", asset.name)
             json.field("issuance_account_id", asset.issuanceAccountID.description)
+            json.field("organiser_id", asset.organiserID)
             json.endObject()
             try EventLog.append(
                 [
@@ -161,7 +177,7 @@ extension Ledger {
         }
     }
 
-    static let selectAssets = "SELECT code, scale, name, issuance_account_id, created_at FROM ledger_assets"
+    static let selectAssets = "SELECT code, scale, name, issuance_account_id, created_at, organiser_id FROM ledger_assets"
 
     static func asset(_ row: SQLRow) throws -> Asset {
         let codeText = try row.text(0)
@@ -171,6 +187,7 @@ extension Ledger {
             scale: UInt8(clamping: try row.int(1)),
             name: try row.text(2),
             issuanceAccountID: try AccountID(row: row, 3),
+            organiserID: try row.optionalText(5),
             createdAt: try LedgerTimestamp(row: row, 4)
         )
     }

@@ -105,6 +105,17 @@ public final class Ledger: Sendable {
         }
     }
 
+    /// The accounts of an owner created after `after` (a cursor), oldest first, at most `limit`.
+    public func accounts(ownedBy owner: AccountOwner, after: LedgerTimestamp?, limit: Int) async throws -> [Account] {
+        let cursor = Int64(bitPattern: after?.nanoseconds ?? 0)
+        return try await database.read { connection in
+            try connection.query(
+                LedgerStore.selectAccounts + " WHERE owner_kind = $1 AND owner_id = $2 AND created_at > $3 ORDER BY created_at LIMIT $4",
+                [.text(owner.kind.rawValue), .text(owner.id), .int(cursor), .int(Int64(limit))]
+            ).map(LedgerStore.account)
+        }
+    }
+
     /// The accounts of an owner, ordered by creation.
     public func accounts(ownedBy owner: AccountOwner) async throws -> [Account] {
         try await database.read { connection in
@@ -123,6 +134,17 @@ public final class Ledger: Sendable {
                 LedgerStore.selectTransfers
                     + " WHERE (debit_account_id = $1 OR credit_account_id = $1) AND timestamp > $2 ORDER BY timestamp LIMIT $3",
                 [account.sqlValue, .int(cursor), .int(Int64(limit))]
+            ).map(LedgerStore.transfer)
+        }
+    }
+
+    /// The newest `limit` transfers that debit or credit `account`, newest first.
+    public func recentTransfers(account: AccountID, limit: Int) async throws -> [Transfer] {
+        try await database.read { connection in
+            try connection.query(
+                LedgerStore.selectTransfers
+                    + " WHERE (debit_account_id = $1 OR credit_account_id = $1) ORDER BY timestamp DESC LIMIT $2",
+                [account.sqlValue, .int(Int64(limit))]
             ).map(LedgerStore.transfer)
         }
     }

@@ -2,7 +2,7 @@
 enum KernelMigrations {
     /// Every kernel migration in the order it is applied. Names carry a global number so that the
     /// history reads in order whichever part of the kernel a table belongs to.
-    static let all: [Migration] = ledger + IdentityMigrations.all + WebhookMigrations.all + HTTPMigrations.all
+    static let all: [Migration] = ledger + IdentityMigrations.all + WebhookMigrations.all + HTTPMigrations.all + ledgerAdditions
 
     static let ledger: [Migration] = [
         Migration(
@@ -80,5 +80,12 @@ enum KernelMigrations {
                 CREATE INDEX ledger_pending_expiry ON ledger_pending (expires_at) WHERE state = 'pending';
                 """
         ),
+    ]
+
+    /// Later changes to the ledger tables (numbered after the parts above, applied after them).
+    static let ledgerAdditions: [Migration] = [
+        // The user who organises an asset: may mint it through its issuance account and manage its
+        // accounts. NULL for assets created by admins or by rails.
+        Migration("006_asset_organiser", portable: "ALTER TABLE ledger_assets ADD COLUMN organiser_id TEXT;")
     ]
 }

@@ -1,0 +1,339 @@
+import HTTPTypes
+public import Hummingbird
+
+/// `/v1/assets`, `/v1/ledger/accounts`, `/v1/ledger/transfers` and the wallet endpoints.
+public struct LedgerController: Sendable {
+    let ledger: Ledger
+    /// Whether a user id names an existing user (the identity service answers).
+    let userExists: @Sendable (String) async throws -> Bool
+
+    public init(ledger: Ledger, userExists: @escaping @Sendable (String) async throws -> Bool) {
+        self.ledger = ledger
+        self.userExists = userExists
+    }
+
+    public func addRoutes(to v1: RouterGroup<HubRequestContext>) {
+        v1.get("assets", use: listAssets)
+        v1.post("assets", use: createAsset)
+        v1.get("assets/{code}", use: getAsset)
+
+        v1.post("ledger/accounts", use: createAccount)
+        v1.get("ledger/accounts", use: listAccounts)
+        v1.get("ledger/accounts/{id}", use: getAccount)
+
+        v1.post("ledger/transfers", use: createTransfer)
+        v1.post("ledger/transfers/batch", use: createBatch)
+        v1.get("ledger/transfers", use: listTransfers)
+        v1.get("ledger/transfers/{id}", use: getTransfer)
+        v1.post("ledger/transfers/{id}/post", use: postPending)
+        v1.post("ledger/transfers/{id}/void", use: voidPending)
+
+        v1.get("wallets/me", use: myWallets)
+        v1.put("users/{id}/wallets/{asset}", use: ensureWallet)
+    }
+
+    // MARK: Assets
+
+    @Sendable func listAssets(_ request: Request, context: HubRequestContext) async throws -> Response {
+        _ = try context.requireScope(.ledgerRead)
+        let assets = try await ledger.assets()
+        return try context.json(Page(data: assets.map(AssetRepresentation.init), nextCursor: nil))
+    }
+
+    @Sendable func getAsset(_ request: Request, context: HubRequestContext) async throws -> Response {
+        _ = try context.requireScope(.ledgerRead)
+        let code = try LedgerRequestParsing.assetCode(context.parameters.get("code"), field: "code")
+        guard let asset = try await ledger.asset(code) else { throw Problem.notFound("asset") }
+        return try context.json(AssetRepresentation(asset))
+    }
+
+    @Sendable func createAsset(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerWrite)
+        var request = request
+        let body = try await request.decodeJSON(as: CreateAssetRequest.self, context: context)
+        let policy = LedgerAccessPolicy(principal: principal)
+        guard policy.canCreateAssets else { throw Problem.forbidden("Only admins and organisers create assets.") }
+        let organiser: String?
+        if principal.isAdmin {
+            organiser = body.organiserId
+            if let organiser, try await !userExists(organiser) {
+                throw Problem.invalid("organiser_id", "No user with this id.")
+            }
+        } else {
+            guard body.organiserId == nil || body.organiserId == principal.userID else {
+                throw Problem.forbidden("Organisers create assets they organise themselves.")
+            }
+            organiser = principal.userID
+        }
+        let code = try LedgerRequestParsing.assetCode(body.code, field: "code")
+        let result = try await ledger.createAsset(NewAsset(code: code, scale: body.scale, name: body.name, organiserID: organiser))
+        return try created(result, location: "/v1/assets/\(code)", AssetRepresentation.init, context: context)
+    }
+
+    // MARK: Accounts
+
+    @Sendable func createAccount(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerWrite)
+        var request = request
+        let body = try await request.decodeJSON(as: CreateAccountRequest.self, context: context)
+        let asset = try LedgerRequestParsing.assetCode(body.asset, field: "asset")
+        let owner =
+            try body.owner.map { owner -> AccountOwner in
+                guard let kind = AccountOwner.Kind(rawValue: owner.kind) else {
+                    throw Problem.invalid("owner.kind", "One of `user`, `organisation`, `system`.")
+                }
+                return AccountOwner(kind: kind, id: owner.id)
+            } ?? .user(principal.userID)
+        let new = NewAccount(
+            id: try body.id.map { try LedgerRequestParsing.accountID($0, field: "id") } ?? .timeOrdered(),
+            asset: asset,
+            owner: owner,
+            code: body.code ?? "wallet",
+            flags: try body.flags.map(AccountFlagName.flags) ?? [.debitsMustNotExceedCredits],
+            metadata: body.metadata ?? [:]
+        )
+        guard let assetRecord = try await ledger.asset(asset) else {
+            throw Problem.invalid("asset", "No asset with this code.", code: TransferError.Code.assetNotFound.rawValue)
+        }
+        guard LedgerAccessPolicy(principal: principal).canCreate(new, asset: assetRecord) else {
+            throw Problem.forbidden("You may create only your own wallet accounts, which cannot go negative.")
+        }
+        if new.owner.kind == .user, new.owner.id != principal.userID, try await !userExists(new.owner.id) {
+            throw Problem.invalid("owner.id", "No user with this id.")
+        }
+        let result = try await ledger.createAccounts([new])[0]
+        return try created(result, location: "/v1/ledger/accounts/\(new.id)", AccountRepresentation.init, context: context)
+    }
+
+    @Sendable func getAccount(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerRead)
+        let id = try LedgerRequestParsing.accountID(context.parameters.get("id"), field: "id")
+        let account = try await visibleAccount(id, principal: principal)
+        return try context.json(AccountRepresentation(account))
+    }
+
+    /// `?owner_kind=&owner_id=` (default: the caller), `?limit=&cursor=`.
+    @Sendable func listAccounts(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerRead)
+        let kind = try request.query("owner_kind") { AccountOwner.Kind(rawValue: $0) } ?? .user
+        let ownerID = try request.query("owner_id") { $0.isEmpty ? nil : $0 } ?? principal.userID
+        let limit = try request.pageLimit()
+        let after = try request.query("cursor") { UInt64($0).map(LedgerTimestamp.init(nanoseconds:)) }
+        let accounts = try await ledger.accounts(ownedBy: AccountOwner(kind: kind, id: ownerID), after: after, limit: limit + 1)
+        var visible: [Account] = []
+        for account in accounts.prefix(limit) where try await canView(account, principal: principal) {
+            visible.append(account)
+        }
+        let next = accounts.count > limit ? String(accounts[limit - 1].createdAt.nanoseconds) : nil
+        return try context.json(Page(data: visible.map(AccountRepresentation.init), nextCursor: next))
+    }
+
+    // MARK: Transfers
+
+    @Sendable func createTransfer(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerWrite)
+        var request = request
+        let item = try await request.decodeJSON(as: TransferItemRequest.self, context: context)
+        let transfer = try transferRequest(item, index: nil)
+        try await authorise([transfer], principal: principal, fieldPrefix: { _ in "" })
+        let result = try await ledger.submit(transfer)
+        switch result {
+        case .created(let recorded):
+            return try context.json(TransferRepresentation(recorded), status: .created, headers: [.location: "/v1/ledger/transfers/\(recorded.id)"])
+        case .exists(let recorded):
+            return try context.json(TransferRepresentation(recorded))
+        case .failed(let error):
+            throw error
+        }
+    }
+
+    @Sendable func createBatch(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerWrite)
+        var request = request
+        let body = try await request.decodeJSON(as: TransferBatchRequest.self, context: context)
+        guard (1...ledger.configuration.maxBatchTransfers).contains(body.transfers.count) else {
+            throw Problem.invalid("transfers", "A batch holds 1 to \(ledger.configuration.maxBatchTransfers) transfers.", code: "batch_too_large")
+        }
+        let transfers = try body.transfers.enumerated().map { try transferRequest($1, index: $0) }
+        try await authorise(transfers, principal: principal, fieldPrefix: { "transfers[\($0)]." })
+        let results = try await ledger.submit(transfers)
+        return try context.json(BatchResultRepresentation(results))
+    }
+
+    @Sendable func getTransfer(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerRead)
+        let id = try LedgerRequestParsing.transferID(context.parameters.get("id"), field: "id")
+        guard let transfer = try await ledger.transfer(id) else { throw Problem.notFound("transfer") }
+        let sides = try await ledger.accounts([transfer.debitAccountID, transfer.creditAccountID])
+        var visible = false
+        for account in sides where try await canView(account, principal: principal) { visible = true }
+        guard visible else { throw Problem.notFound("transfer") }
+        let state = transfer.kind == .pending ? try await ledger.pendingStatus(id)?.state : nil
+        return try context.json(TransferRepresentation(transfer, pendingState: state))
+    }
+
+    /// `?account_id=` (required), `?limit=&cursor=`, oldest first.
+    @Sendable func listTransfers(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerRead)
+        guard let accountText = request.uri.queryParameters["account_id"] else {
+            throw Problem.invalid("account_id", "List transfers of one account: `?account_id=`.", code: "missing_field")
+        }
+        let accountID = try LedgerRequestParsing.accountID(String(accountText), field: "account_id")
+        _ = try await visibleAccount(accountID, principal: principal)
+        let limit = try request.pageLimit()
+        let after = try request.query("cursor") { UInt64($0).map(LedgerTimestamp.init(nanoseconds:)) }
+        let transfers = try await ledger.transfers(account: accountID, after: after, limit: limit + 1)
+        let next = transfers.count > limit ? String(transfers[limit - 1].timestamp.nanoseconds) : nil
+        return try context.json(Page(data: transfers.prefix(limit).map { TransferRepresentation($0) }, nextCursor: next))
+    }
+
+    @Sendable func postPending(_ request: Request, context: HubRequestContext) async throws -> Response {
+        try await resolvePending(request, context: context, post: true)
+    }
+
+    @Sendable func voidPending(_ request: Request, context: HubRequestContext) async throws -> Response {
+        try await resolvePending(request, context: context, post: false)
+    }
+
+    private func resolvePending(_ request: Request, context: HubRequestContext, post: Bool) async throws -> Response {
+        let principal = try context.requireScope(.ledgerWrite)
+        let pendingID = try LedgerRequestParsing.transferID(context.parameters.get("id"), field: "id")
+        var request = request
+        // The body is optional: `{}` or none resolves the whole hold with a derived id.
+        let body: ResolvePendingRequest
+        if request.headers[.contentType] == nil && request.headers[.contentLength].map({ $0 == "0" }) ?? true {
+            body = ResolvePendingRequest()
+        } else {
+            body = try await request.decodeJSON(as: ResolvePendingRequest.self, context: context)
+        }
+        guard let pending = try await ledger.transfer(pendingID), pending.kind == .pending else {
+            throw Problem.notFound("pending transfer")
+        }
+        let sides = try await ledger.accounts([pending.debitAccountID, pending.creditAccountID])
+        guard let debit = sides.first(where: { $0.id == pending.debitAccountID }),
+            let credit = sides.first(where: { $0.id == pending.creditAccountID })
+        else { throw Problem.notFound("pending transfer") }
+        let policy = LedgerAccessPolicy(principal: principal)
+        guard policy.canResolve(debit: debit, credit: credit, debitAsset: try await ledger.asset(debit.asset)) else {
+            throw Problem.notFound("pending transfer")
+        }
+        // A hold resolves once, so an id derived from it makes a retry without an id answer `exists`.
+        let id = try body.id.map { try LedgerRequestParsing.transferID($0, field: "id") } ?? DerivedID.transfer(resolving: pendingID, post: post)
+        let action: TransferAction = post ? .postPending(pendingID: pendingID, amount: body.amount?.value) : .voidPending(pendingID: pendingID)
+        switch try await ledger.submit(TransferRequest(id: id, action: action)) {
+        case .created(let recorded):
+            return try context.json(TransferRepresentation(recorded), status: .created, headers: [.location: "/v1/ledger/transfers/\(recorded.id)"])
+        case .exists(let recorded):
+            return try context.json(TransferRepresentation(recorded))
+        case .failed(let error):
+            throw error
+        }
+    }
+
+    // MARK: Wallets
+
+    /// The caller's wallet accounts with balances and their ten newest entries.
+    @Sendable func myWallets(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerRead)
+        let accounts = try await ledger.accounts(ownedBy: .user(principal.userID), after: nil, limit: 500)
+        var wallets: [WalletRepresentation] = []
+        for account in accounts {
+            let recent = try await ledger.recentTransfers(account: account.id, limit: 10)
+            wallets.append(WalletRepresentation(account: AccountRepresentation(account), recent: recent.map { TransferRepresentation($0) }))
+        }
+        return try context.json(WalletsRepresentation(userId: principal.userID, wallets: wallets))
+    }
+
+    /// Creates (or returns) the user's wallet for an asset. The account id is derived from user and
+    /// asset, so repeating the call is safe and two racing calls create one account.
+    @Sendable func ensureWallet(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerWrite)
+        let userID = try context.parameters.require("id")
+        let code = try LedgerRequestParsing.assetCode(context.parameters.get("asset"), field: "asset")
+        guard principal.userID == userID || principal.isAdmin || principal.has(.organiser) else {
+            throw Problem.notFound("user")
+        }
+        if userID != principal.userID, try await !userExists(userID) { throw Problem.notFound("user") }
+        guard let asset = try await ledger.asset(code) else { throw Problem.notFound("asset") }
+        if userID != principal.userID && !principal.isAdmin && !LedgerAccessPolicy(principal: principal).organises(asset) {
+            throw Problem.forbidden("Organisers create wallets only for assets they organise.")
+        }
+        let new = NewAccount(id: DerivedID.wallet(user: userID, asset: code), asset: code, owner: .user(userID))
+        let result = try await ledger.createAccounts([new])[0]
+        return try created(result, location: "/v1/ledger/accounts/\(new.id)", AccountRepresentation.init, context: context)
+    }
+
+    // MARK: Helpers
+
+    private func transferRequest(_ item: TransferItemRequest, index: Int?) throws -> TransferRequest {
+        let id = try item.id.map { try LedgerRequestParsing.transferID($0, field: index.map { "transfers[\($0)].id" } ?? "id") } ?? .timeOrdered()
+        return TransferRequest(
+            id: id,
+            action: try LedgerRequestParsing.action(item, index: index),
+            linked: item.linked ?? false,
+            reference: LedgerRequestParsing.reference(item.ref),
+            metadata: item.metadata ?? [:]
+        )
+    }
+
+    /// Checks that the caller may move money out of every debit account (and resolve every hold)
+    /// in `transfers` before anything is submitted, so a refused batch changes nothing. Accounts the
+    /// caller may not see are reported as not found, like accounts that do not exist.
+    private func authorise(_ transfers: [TransferRequest], principal: Principal, fieldPrefix: (Int) -> String) async throws {
+        if principal.isAdmin { return }
+        let policy = LedgerAccessPolicy(principal: principal)
+        for (index, transfer) in transfers.enumerated() {
+            switch transfer.action {
+            case .post(let debit, _, _, _), .hold(let debit, _, _, _, _):
+                guard let account = try await ledger.account(debit), policy.canDebit(account, asset: try await ledger.asset(account.asset)) else {
+                    throw Problem.invalid(
+                        fieldPrefix(index) + "debit_account_id",
+                        "No such account, or you may not debit it.",
+                        code: "debit_account_not_found"
+                    )
+                }
+            case .postPending(let pendingID, _), .voidPending(let pendingID):
+                // A hold created earlier in this same batch is checked through its own debit account.
+                if transfers.contains(where: { $0.id == pendingID }) { continue }
+                guard let pending = try await ledger.transfer(pendingID) else { continue }  // the ledger reports not found
+                let sides = try await ledger.accounts([pending.debitAccountID, pending.creditAccountID])
+                guard let debit = sides.first(where: { $0.id == pending.debitAccountID }),
+                    let credit = sides.first(where: { $0.id == pending.creditAccountID }),
+                    policy.canResolve(debit: debit, credit: credit, debitAsset: try await ledger.asset(debit.asset))
+                else {
+                    throw Problem.invalid(
+                        fieldPrefix(index) + "pending_id",
+                        "No such hold, or you may not resolve it.",
+                        code: "pending_transfer_not_found"
+                    )
+                }
+            }
+        }
+    }
+
+    private func canView(_ account: Account, principal: Principal) async throws -> Bool {
+        let policy = LedgerAccessPolicy(principal: principal)
+        if principal.isAdmin || policy.owns(account) { return true }
+        return policy.canView(account, asset: try await ledger.asset(account.asset))
+    }
+
+    private func visibleAccount(_ id: AccountID, principal: Principal) async throws -> Account {
+        guard let account = try await ledger.account(id), try await canView(account, principal: principal) else {
+            throw Problem.notFound("account")
+        }
+        return account
+    }
+
+    private func created<Value, Representation: Encodable>(
+        _ result: CreateResult<Value>,
+        location: String,
+        _ represent: (Value) -> Representation,
+        context: HubRequestContext
+    ) throws -> Response {
+        switch result {
+        case .created(let value): return try context.json(represent(value), status: .created, headers: [.location: location])
+        case .exists(let value): return try context.json(represent(value))
+        case .failed(let error): throw error
+        }
+    }
+}

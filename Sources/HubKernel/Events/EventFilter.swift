@@ -1,0 +1,103 @@
+/// Which event types a reader wants: exact types (`ledger.transfer.posted`) and prefixes written
+/// with a trailing `.*` (`ledger.transfer.*`). Empty means every type.
+public struct EventFilter: Sendable, Hashable {
+    public private(set) var exact: Set<String> = []
+    public private(set) var prefixes: Set<String> = []
+
+    public init() {}
+
+    /// Parses filter entries; `nil` when one is not a dotted type or a prefix of one.
+    public init?(_ entries: [String]) {
+        for entry in entries {
+            if entry.hasSuffix(".*") {
+                let prefix = String(entry.dropLast(1))  // keeps the dot: "ledger.transfer."
+                guard Self.isValidType(String(prefix.dropLast())) else { return nil }
+                prefixes.insert(prefix)
+            } else {
+                guard Self.isValidType(entry) else { return nil }
+                exact.insert(entry)
+            }
+        }
+    }
+
+    public var isEmpty: Bool { exact.isEmpty && prefixes.isEmpty }
+
+    public func matches(_ type: String) -> Bool {
+        isEmpty || exact.contains(type) || prefixes.contains { type.hasPrefix($0) }
+    }
+
+    /// Lower-case dotted words of `a-z`, `0-9` and `_`, e.g. `ble.session.paid`.
+    static func isValidType(_ type: String) -> Bool {
+        let words = type.split(separator: ".", omittingEmptySubsequences: false)
+        return (1...255).contains(type.utf8.count)
+            && words.allSatisfy { word in
+                !word.isEmpty && word.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
+            }
+    }
+
+    /// A SQL condition on `type` with its binds numbered from `firstBind`, or `nil` when empty.
+    /// Prefixes compare with `substr` because `LIKE` would read the `_` in type names as a wildcard.
+    func sqlCondition(firstBind: Int) -> (sql: String, binds: [SQLValue])? {
+        guard !isEmpty else { return nil }
+        var parts: [String] = []
+        var binds: [SQLValue] = []
+        for type in exact.sorted() {
+            binds.append(.text(type))
+            parts.append("type = $\(firstBind + binds.count - 1)")
+        }
+        for prefix in prefixes.sorted() {
+            binds.append(.text(prefix))
+            parts.append("substr(type, 1, \(prefix.utf8.count)) = $\(firstBind + binds.count - 1)")
+        }
+        return ("(" + parts.joined(separator: " OR ") + ")", binds)
+    }
+}
+
+extension EventLog {
+    /// Events after `sequence` whose type matches `filter`, oldest first.
+    public static func read(after sequence: Int64, limit: Int, filter: EventFilter, on connection: any SQLConnection) throws -> [EventRecord] {
+        guard let condition = filter.sqlCondition(firstBind: 3) else {
+            return try read(after: sequence, limit: limit, on: connection)
+        }
+        return try connection.query(
+            "SELECT sequence, id, type, source, subject, time, data FROM hub_events WHERE sequence > $1 AND \(condition.sql) ORDER BY sequence LIMIT $2",
+            [.int(sequence), .int(Int64(limit))] + condition.binds
+        ).map(record)
+    }
+
+    /// The sequence of the newest event (0 when the log is empty).
+    public static func lastSequence(on connection: any SQLConnection) throws -> Int64 {
+        try connection.queryFirst("SELECT value FROM hub_counters WHERE name = 'event_sequence'")?.int(0) ?? 0
+    }
+
+    static func record(_ row: SQLRow) throws -> EventRecord {
+        EventRecord(
+            sequence: try row.int(0),
+            id: try row.text(1),
+            type: try row.text(2),
+            source: try row.text(3),
+            subject: try row.optionalText(4),
+            time: try row.text(5),
+            data: try row.text(6)
+        )
+    }
+
+    /// The CloudEvents 1.0 JSON form of a stored event, with the hub's `sequence` extension.
+    public static func envelope(_ event: EventRecord) -> String {
+        var json = JSONWriter(capacity: 256 + event.data.utf8.count)
+        json.beginObject()
+        json.field("specversion", "1.0")
+        json.field("id", event.id)
+        json.field("source", event.source)
+        json.field("type", event.type)
+        json.field("subject", event.subject)
+        json.field("time", event.time)
+        json.field("datacontenttype", "application/json")
+        json.key("data")
+        json.raw(event.data)
+        json.key("sequence")
+        json.int(event.sequence)
+        json.endObject()
+        return json.text
+    }
+}

@@ -1,0 +1,48 @@
+public import Foundation
+public import Hummingbird
+public import Logging
+import NIOCore
+
+/// The per-request context of every kernel and rail route.
+///
+/// Middleware fills it in as the request passes: ``AuthenticationMiddleware`` sets ``principal``, the
+/// idempotency middleware keeps the collected body. Handlers read the caller from here and never from
+/// headers, so a route cannot forget to authenticate in a different way from its neighbours.
+public struct HubRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The authenticated caller, or `nil` for an anonymous request.
+    public var principal: Principal?
+    /// The peer's address (`nil` in in-process tests), used to key rate limits.
+    public let remoteAddress: String?
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress?.ipAddress
+    }
+
+    /// Bodies above this many bytes are refused with 413 before any handler runs.
+    public var maxUploadSize: Int { HubJSON.maximumBodyBytes }
+
+    public var requestDecoder: JSONDecoder { HubJSON.decoder }
+    public var responseEncoder: JSONEncoder { HubJSON.encoder }
+
+    /// The caller, or a 401 problem when the request carries no valid credentials.
+    public func requirePrincipal() throws -> Principal {
+        guard let principal else {
+            throw Problem(.unauthorized, code: "unauthenticated", detail: "This endpoint needs `Authorization: Bearer <token or API key>`.")
+        }
+        return principal
+    }
+}
+
+extension HubRequestContext {
+    /// The caller, when its credential carries `scope` (access tokens carry every scope; API keys
+    /// the ones they were made with). A key without the scope gets 403 `insufficient_scope`.
+    public func requireScope(_ scope: APIScope) throws -> Principal {
+        let principal = try requirePrincipal()
+        guard principal.allows(scope) else {
+            throw Problem(.forbidden, code: "insufficient_scope", detail: "This API key lacks the `\(scope.rawValue)` scope.")
+        }
+        return principal
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// A plugin's `config` object from `plugins.json`.
+///
+/// Plugins decode it into their own `Decodable` struct with ``decode(_:)``; a missing, mistyped or
+/// invalid member becomes a ``PluginConfigError`` naming the member, which start-up reports with
+/// the file and plugin.
+public struct PluginConfig: Sendable {
+    /// The object's JSON text (`{}` when the entry has no `config`).
+    public let json: String
+
+    public init(json: String = "{}") {
+        self.json = json
+    }
+
+    /// Decodes the object with `snake_case` member names. Unknown members are refused so that a
+    /// misspelt option does not silently keep its default.
+    public func decode<Config: Decodable>(_ type: Config.Type, knownKeys: Set<String>? = nil) throws -> Config {
+        let data = Data(json.utf8)
+        if let knownKeys, let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            for key in object.keys.sorted() where !knownKeys.contains(key) {
+                throw PluginConfigError(field: key, message: "unknown option (known: \(knownKeys.sorted().joined(separator: ", ")))")
+            }
+        }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        do {
+            return try decoder.decode(Config.self, from: data)
+        } catch let error as DecodingError {
+            throw PluginConfigError(error)
+        }
+    }
+}
+
+/// An invalid plugin configuration: which member, and what is wrong with it.
+public struct PluginConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The member's path inside `config`, e.g. `session_ttl_seconds` or `chains[1].rpc_url`.
+    public var field: String
+    public var message: String
+
+    public init(field: String, message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { "\(field): \(message)" }
+
+    init(_ error: DecodingError) {
+        switch error {
+        case .keyNotFound(let key, let context):
+            self.init(field: ProblemMiddleware.path(context.codingPath + [key]), message: "is required")
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            self.init(field: ProblemMiddleware.path(context.codingPath), message: "has the wrong type")
+        case .dataCorrupted(let context):
+            self.init(field: ProblemMiddleware.path(context.codingPath), message: context.debugDescription)
+        @unknown default:
+            self.init(field: "config", message: "is invalid")
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+public import Logging
+public import Metrics
+
+/// What the kernel hands a rail (DESIGN §3.5): the ledger, the event bus, its own storage
+/// namespace, a logger, metrics and a clock.
+///
+/// Storage: a plugin uses the shared ``database`` but creates only tables whose names start with
+/// ``tablePrefix``, through its own ``RailPlugin/migrations`` (group ``migrationGroup``). A plugin
+/// that changes state appends its events with `EventLog.append` inside the same write
+/// transaction, then calls `events.nudge()` so streams and webhooks see them at once.
+public struct PluginContext: Sendable {
+    public let pluginID: String
+    public let ledger: Ledger
+    public let database: Database
+    public let events: EventBus
+    public let logger: Logger
+    public let metrics: any MetricsFactory
+    public let clock: LedgerClock
+
+    public init(
+        pluginID: String,
+        ledger: Ledger,
+        events: EventBus,
+        logger: Logger,
+        metrics: any MetricsFactory,
+        clock: LedgerClock = .system
+    ) {
+        self.pluginID = pluginID
+        self.ledger = ledger
+        self.database = ledger.database
+        self.events = events
+        var logger = logger
+        logger[metadataKey: "hub.rail"] = .string(pluginID)
+        self.logger = logger
+        self.metrics = metrics
+        self.clock = clock
+    }
+
+    /// `ble-sessions` → `ble_sessions_`: every table of the plugin starts with this.
+    public var tablePrefix: String { PluginID.tablePrefix(pluginID) }
+
+    /// The migration group of the plugin's migrations (its id).
+    public var migrationGroup: MigrationGroup { MigrationGroup(pluginID) }
+
+    /// The `source` of the plugin's events, per CloudEvents: `/rails/<id>`.
+    public var eventSource: String { "/rails/\(pluginID)" }
+}
+
+/// Rules for plugin ids.
+public enum PluginID {
+    /// Lower-case ASCII words of letters and digits joined by single `-`, 2 to 32 characters.
+    public static func isValid(_ id: String) -> Bool {
+        let words = id.split(separator: "-", omittingEmptySubsequences: false)
+        return (2...32).contains(id.utf8.count)
+            && words.allSatisfy { word in
+                !word.isEmpty && word.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) }
+            } && id.utf8.first.map { $0 >= 0x61 && $0 <= 0x7A } == true
+    }
+
+    public static func tablePrefix(_ id: String) -> String {
+        id.replacingOccurrences(of: "-", with: "_") + "_"
+    }
+}

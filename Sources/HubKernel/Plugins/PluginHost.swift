@@ -1,0 +1,110 @@
+public import Hummingbird
+import Logging
+public import ServiceLifecycle
+
+/// One line of `plugins.json` after the file itself was checked: which plugin, whether it runs,
+/// and its `config` object as JSON text.
+public struct PluginEntry: Sendable, Equatable {
+    public var id: String
+    public var enabled: Bool
+    public var configJSON: String
+
+    public init(id: String, enabled: Bool, configJSON: String = "{}") {
+        self.id = id
+        self.enabled = enabled
+        self.configJSON = configJSON
+    }
+}
+
+/// Why a plugin could not be set up, with where: the plugin and, for configuration errors, the
+/// member of its `config`.
+public struct PluginSetupError: Error, Sendable, CustomStringConvertible {
+    public var pluginID: String
+    public var field: String?
+    public var message: String
+
+    public var description: String {
+        "plugin '\(pluginID)'" + (field.map { " (config.\($0))" } ?? "") + ": \(message)"
+    }
+}
+
+/// Instantiates the enabled plugins and gathers what they bring: migrations, routes, services.
+public final class PluginHost: Sendable {
+    public struct Running: Sendable {
+        public let id: String
+        public let plugin: any RailPlugin
+    }
+
+    /// Every built-in plugin, enabled or not, for `GET /v1/plugins`.
+    public let builtIn: [any RailPlugin.Type]
+    public let running: [Running]
+
+    /// Builds each enabled entry's plugin with its own context. Throws ``PluginSetupError``.
+    public init(
+        builtIn: [any RailPlugin.Type],
+        entries: [PluginEntry],
+        makeContext: (String) -> PluginContext
+    ) throws {
+        self.builtIn = builtIn
+        var running: [Running] = []
+        for entry in entries where entry.enabled {
+            guard let type = builtIn.first(where: { $0.id == entry.id }) else {
+                throw PluginSetupError(pluginID: entry.id, message: "no such plugin in this build")
+            }
+            do {
+                let plugin = try type.init(context: makeContext(entry.id), config: PluginConfig(json: entry.configJSON))
+                running.append(Running(id: entry.id, plugin: plugin))
+            } catch let error as PluginConfigError {
+                throw PluginSetupError(pluginID: entry.id, field: error.field, message: error.message)
+            } catch {
+                throw PluginSetupError(pluginID: entry.id, message: "\(error)")
+            }
+        }
+        self.running = running
+    }
+
+    /// Each running plugin's migrations as its own group, after the kernel's.
+    public var migrationGroups: [(group: MigrationGroup, migrations: [Migration])] {
+        running.map { (group: MigrationGroup($0.id), migrations: $0.plugin.migrations) }
+    }
+
+    public var services: [any Service] { running.flatMap(\.plugin.services) }
+
+    /// Mounts every running plugin at `/v1/rails/<id>` and adds `GET /v1/plugins`.
+    public func addRoutes(to v1: RouterGroup<HubRequestContext>) {
+        for entry in running {
+            entry.plugin.addRoutes(to: v1.group(RouterPath("rails/\(entry.id)")))
+        }
+        v1.get("plugins", use: list)
+    }
+
+    struct PluginRepresentation: Encodable, Sendable {
+        var id: String
+        /// `running` or `disabled`.
+        var status: String
+        var health: PluginHealth?
+        var adminPanel: AdminPanel?
+        var routePrefix: String
+    }
+
+    @Sendable func list(_ request: Request, context: HubRequestContext) async throws -> Response {
+        _ = try context.requirePrincipal()
+        var items: [PluginRepresentation] = []
+        for type in builtIn.sorted(by: { $0.id < $1.id }) {
+            if let entry = running.first(where: { $0.id == type.id }) {
+                items.append(
+                    PluginRepresentation(
+                        id: type.id,
+                        status: "running",
+                        health: await entry.plugin.health(),
+                        adminPanel: entry.plugin.adminPanel,
+                        routePrefix: "/v1/rails/\(type.id)"
+                    )
+                )
+            } else {
+                items.append(PluginRepresentation(id: type.id, status: "disabled", routePrefix: "/v1/rails/\(type.id)"))
+            }
+        }
+        return try context.json(Page(data: items, nextCursor: nil))
+    }
+}

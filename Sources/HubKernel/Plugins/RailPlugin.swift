@@ -1,0 +1,79 @@
+public import Hummingbird
+public import ServiceLifecycle
+
+/// A payment rail (DESIGN §3.5). The kernel knows none by name: `hubd` holds the built-in list,
+/// `plugins.json` says which run, and the ``PluginHost`` gives each its context, migrations,
+/// routes under `/v1/rails/<id>` and services.
+///
+/// A plugin reaches the kernel only through ``PluginContext`` and never imports another plugin.
+public protocol RailPlugin: Sendable {
+    /// The plugin's id: lower-case words joined by `-` (`ble-sessions`). It is the path segment
+    /// under `/v1/rails/`, the migration group and the prefix of its tables (`ble_sessions_`).
+    static var id: String { get }
+
+    /// Builds the plugin from its `config` object in `plugins.json`. Throw ``PluginConfigError``
+    /// naming the field for anything invalid; start-up stops with the file, plugin and field.
+    init(context: PluginContext, config: PluginConfig) throws
+
+    /// The plugin's own ordered, named migrations (its tables start with ``PluginContext/tablePrefix``).
+    var migrations: [Migration] { get }
+
+    /// Adds the plugin's routes to `group`, which is mounted at `/v1/rails/<id>`.
+    func addRoutes(to group: RouterGroup<HubRequestContext>)
+
+    /// Background work; started before the HTTP server and stopped after it.
+    var services: [any Service] { get }
+
+    /// What the admin console shows for this rail, if anything.
+    var adminPanel: AdminPanel? { get }
+
+    /// A quick self-check for `GET /v1/plugins` (must not block for long).
+    func health() async -> PluginHealth
+}
+
+extension RailPlugin {
+    public var migrations: [Migration] { [] }
+    public var services: [any Service] { [] }
+    public var adminPanel: AdminPanel? { nil }
+    public func health() async -> PluginHealth { .ok }
+}
+
+/// The answer of ``RailPlugin/health()``.
+public struct PluginHealth: Sendable, Equatable, Codable {
+    public enum Status: String, Sendable, Codable {
+        case ok, degraded, down
+    }
+
+    public var status: Status
+    public var detail: String?
+
+    public init(_ status: Status, detail: String? = nil) {
+        self.status = status
+        self.detail = detail
+    }
+
+    public static let ok = PluginHealth(.ok)
+}
+
+/// A rail's page in the admin console: a title, a summary and links to its own endpoints.
+public struct AdminPanel: Sendable, Equatable, Codable {
+    public struct Link: Sendable, Equatable, Codable {
+        public var title: String
+        /// A path under `/v1/rails/<id>`, e.g. `/sessions`.
+        public var path: String
+        public init(title: String, path: String) {
+            self.title = title
+            self.path = path
+        }
+    }
+
+    public var title: String
+    public var summary: String
+    public var links: [Link]
+
+    public init(title: String, summary: String, links: [Link] = []) {
+        self.title = title
+        self.summary = summary
+        self.links = links
+    }
+}
