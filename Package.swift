@@ -75,6 +75,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            resources: [.copy("Resources/openapi.json")],
             swiftSettings: swiftSettings
         ),
 
@@ -109,10 +110,22 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // What the test targets share: per-test databases on both backends, a manual clock.
+        .target(
+            name: "HubTestSupport",
+            dependencies: [
+                "HubKernel",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/Support/HubTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HubKernelTests",
             dependencies: [
                 "HubKernel",
+                "HubTestSupport",
                 "LedgerCrashWriter",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -125,6 +138,7 @@ let package = Package(
             dependencies: [
                 "hubd",
                 "HubKernel",
+                "HubTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

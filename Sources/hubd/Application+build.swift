@@ -2,53 +2,78 @@ import Foundation
 import HubKernel
 import Hummingbird
 import Logging
+import NIOCore
+import Prometheus
 
-/// Builds the HTTP application. The ledger's services run before the server starts and stop after
+/// Builds the HTTP application. The hub's services run before the server starts and stop after
 /// it (ServiceGroup order), so no request meets a stopped writer.
-func buildApplication(
-    configuration: HubConfiguration,
-    database: Database,
-    ledger: Ledger,
-    logger: Logger
-) -> some ApplicationProtocol {
-    let router = buildRouter(database: database)
-    return Application(
-        router: router,
+func buildApplication(configuration: HubConfiguration, hub: Hub) -> some ApplicationProtocol {
+    Application(
+        router: buildRouter(hub: hub),
         configuration: .init(address: .hostname(configuration.listenHost, port: configuration.listenPort), serverName: "hubd"),
-        services: ledger.services,
-        logger: logger
+        services: hub.services,
+        logger: hub.logger
     )
 }
 
-/// The routes. Health first; the `/v1` API arrives with the kernel HTTP issue.
-func buildRouter(database: Database) -> Router<BasicRequestContext> {
-    let router = Router()
+/// The routes and the middleware every request passes, outermost first: metrics (counts what the
+/// client saw), problems (every error as `problem+json`), request log, authentication,
+/// idempotency keys.
+func buildRouter(hub: Hub) -> Router<HubRequestContext> {
+    let router = Router(context: HubRequestContext.self)
+    router.add(middleware: HTTPMetricsMiddleware(factory: hub.metricsFactory))
+    router.add(middleware: ProblemMiddleware())
     router.add(middleware: LogRequestsMiddleware(.debug))
-    router.get("/healthz") { _, _ in
-        HealthStatus(status: "ok", version: HubVersion.current)
-    }
-    router.get("/readyz") { _, _ -> Response in
-        do {
-            _ = try await database.read { try $0.queryFirst("SELECT 1") }
-            return try jsonResponse(HealthStatus(status: "ready", version: HubVersion.current), status: .ok)
-        } catch {
-            return try jsonResponse(HealthStatus(status: "database unavailable", version: HubVersion.current), status: .serviceUnavailable)
-        }
-    }
+    router.add(middleware: AuthenticationMiddleware(authenticator: hub.authenticator))
+    router.add(middleware: IdempotencyMiddleware(database: hub.database, configuration: hub.idempotency))
+
+    addOperationalRoutes(to: router, hub: hub)
+    let v1 = router.group("v1")
+    LedgerController(ledger: hub.ledger, userExists: hub.userExists).addRoutes(to: v1)
+    EventsController(bus: hub.bus).addRoutes(to: v1)
+    hub.plugins.addRoutes(to: v1)
     return router
 }
 
-struct HealthStatus: ResponseCodable {
-    var status: String
-    var version: String
+/// `/healthz`, `/readyz`, `/metrics`, `/openapi.json`: unauthenticated, for probes and tools.
+func addOperationalRoutes(to router: Router<HubRequestContext>, hub: Hub) {
+    let database = hub.database
+    router.get("/healthz") { _, context in
+        try context.json(HealthStatus(status: "ok", version: HubVersion.current))
+    }
+    router.get("/readyz") { _, context -> Response in
+        do {
+            _ = try await database.read { try $0.queryFirst("SELECT 1") }
+            return try context.json(HealthStatus(status: "ready", version: HubVersion.current))
+        } catch {
+            return try context.json(HealthStatus(status: "database unavailable", version: HubVersion.current), status: .serviceUnavailable)
+        }
+    }
+    let registry = hub.metrics
+    router.get("/metrics") { _, _ -> Response in
+        Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer()))
+        )
+    }
+    router.get("/openapi.json") { _, _ -> Response in
+        guard let document = OpenAPIDocument.bytes else {
+            throw Problem(
+                .internalServerError,
+                code: "openapi_missing",
+                detail: "The OpenAPI document was not installed beside the hubd executable (hubd_hubd.resources)."
+            )
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: document))
+        )
+    }
 }
 
-func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
-    let encoder = JSONEncoder()
-    let data = try encoder.encode(value)
-    return Response(
-        status: status,
-        headers: [.contentType: "application/json"],
-        body: .init(byteBuffer: ByteBuffer(bytes: data))
-    )
+struct HealthStatus: Codable, Sendable {
+    var status: String
+    var version: String
 }

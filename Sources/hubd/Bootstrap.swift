@@ -18,7 +18,7 @@ enum Bootstrap {
         return (configuration, Logger(label: "hubd"))
     }
 
-    /// The kernel's migrations followed by each enabled plugin's (none yet).
+    /// The kernel's migrations (plugins add theirs through ``HubAssembly/migrator(for:)``).
     static var migrator: Migrator {
         Migrator([(group: .kernel, migrations: Ledger.migrations)])
     }

@@ -1,35 +1,47 @@
 import Foundation
+import HubKernel
 
 /// `plugins.json`: which rails run and with what configuration.
 ///
 /// ```json
 /// { "plugins": [ { "id": "ble-sessions", "enabled": true, "config": { } } ] }
 /// ```
-/// No rail is built in yet, so every listed id is unknown and refused; an empty list is the
-/// valid file. Errors name the file, the plugin and the field.
+/// Ids must be among the built-in rails; errors name the file, the plugin and the field. Each
+/// plugin then checks its own `config` when it is built (``PluginHost``).
 struct PluginsFile: Sendable, Equatable {
     struct Entry: Sendable, Equatable {
         var id: String
         var enabled: Bool
+        /// The entry's `config` object as JSON text (`{}` when absent).
+        var configJSON: String = "{}"
+        /// Where the entry is in the file, for error messages: `plugins[2]`.
+        var place: String = ""
     }
 
     var entries: [Entry]
+    var path: String = ""
 
-    /// The ids of the rails compiled into this build.
-    static let builtInIDs: [String] = []
+    var pluginEntries: [PluginEntry] { entries.map { PluginEntry(id: $0.id, enabled: $0.enabled, configJSON: $0.configJSON) } }
 
-    static func load(path: String, required: Bool) throws -> PluginsFile {
+    /// The error for a plugin whose configuration its own code refused, naming file, plugin and field.
+    func error(for failure: PluginSetupError) -> ConfigurationError {
+        let place = entries.first(where: { $0.id == failure.pluginID })?.place ?? "plugins"
+        let field = failure.field.map { "\(place).config.\($0)" } ?? place
+        return ConfigurationError(source: path, message: "plugin '\(failure.pluginID)' (\(field)): \(failure.message)")
+    }
+
+    static func load(path: String, required: Bool, builtInIDs: [String]) throws -> PluginsFile {
         guard FileManager.default.fileExists(atPath: path) else {
             if required { throw ConfigurationError(source: path, message: "the plugins file does not exist") }
-            return PluginsFile(entries: [])
+            return PluginsFile(entries: [], path: path)
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError(source: path, message: "cannot read the plugins file")
         }
-        return try parse(data, path: path)
+        return try parse(data, path: path, builtInIDs: builtInIDs)
     }
 
-    static func parse(_ data: Data, path: String) throws -> PluginsFile {
+    static func parse(_ data: Data, path: String, builtInIDs: [String]) throws -> PluginsFile {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data)
@@ -72,12 +84,16 @@ struct PluginsFile: Sendable, Equatable {
                 }
                 enabled = flag
             }
-            if let config = fields["config"], !(config is [String: Any]) {
-                throw ConfigurationError(source: path, message: "plugin '\(id)' (\(place).config) must be an object")
+            var configJSON = "{}"
+            if let config = fields["config"] {
+                guard config is [String: Any] else {
+                    throw ConfigurationError(source: path, message: "plugin '\(id)' (\(place).config) must be an object")
+                }
+                configJSON = String(decoding: try JSONSerialization.data(withJSONObject: config, options: [.sortedKeys]), as: UTF8.self)
             }
-            entries.append(Entry(id: id, enabled: enabled))
+            entries.append(Entry(id: id, enabled: enabled, configJSON: configJSON, place: place))
         }
-        return PluginsFile(entries: entries)
+        return PluginsFile(entries: entries, path: path)
     }
 }
 

@@ -1,4 +1,5 @@
 import HubKernel
+import HubTestSupport
 import Testing
 
 @Suite("Ledger transfers", .timeLimit(.minutes(2)))

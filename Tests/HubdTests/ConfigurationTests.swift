@@ -51,9 +51,9 @@ struct ConfigurationTests {
 
     @Test("a plugins file with no plugins is valid; a missing default file means none")
     func emptyPlugins() throws {
-        #expect(try PluginsFile.parse(Data(#"{"plugins": []}"#.utf8), path: "p.json").entries.isEmpty)
-        #expect(try PluginsFile.load(path: "/nonexistent/plugins.json", required: false).entries.isEmpty)
-        #expect(throws: ConfigurationError.self) { try PluginsFile.load(path: "/nonexistent/plugins.json", required: true) }
+        #expect(try PluginsFile.parse(Data(#"{"plugins": []}"#.utf8), path: "p.json", builtInIDs: []).entries.isEmpty)
+        #expect(try PluginsFile.load(path: "/nonexistent/plugins.json", required: false, builtInIDs: []).entries.isEmpty)
+        #expect(throws: ConfigurationError.self) { try PluginsFile.load(path: "/nonexistent/plugins.json", required: true, builtInIDs: []) }
     }
 
     @Test(
@@ -69,7 +69,7 @@ struct ConfigurationTests {
     )
     func badPlugins(text: String, expected: String) {
         #expect {
-            try PluginsFile.parse(Data(text.utf8), path: "conf/plugins.json")
+            try PluginsFile.parse(Data(text.utf8), path: "conf/plugins.json", builtInIDs: ["tip-jar"])
         } throws: { error in
             let description = String(describing: error)
             return description.hasPrefix("conf/plugins.json: ") && description.contains(expected)
@@ -79,6 +79,10 @@ struct ConfigurationTests {
     @Test("the repository's plugins.json is valid")
     func repositoryPluginsFile() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        _ = try PluginsFile.load(path: root.appendingPathComponent("plugins.json").path, required: true)
+        _ = try PluginsFile.load(
+            path: root.appendingPathComponent("plugins.json").path,
+            required: true,
+            builtInIDs: BuiltInPlugins.all.map { $0.id }
+        )
     }
 }

@@ -1,31 +1,41 @@
 import Foundation
 import HubKernel
+import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
-import Logging
 import Testing
 
 @testable import hubd
 
-@Suite("hubd health routes", .timeLimit(.minutes(1)))
+@Suite("hubd operational routes", .timeLimit(.minutes(1)))
 struct HealthRouteTests {
     @Test("healthz answers; readyz answers once the database does and 503 after it closes")
     func health() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hubd-health-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let database = try await Database.open(.sqlite(path: folder.appendingPathComponent("hub.sqlite").path))
-        let app = Application(router: buildRouter(database: database))
-        try await app.test(.router) { client in
+        try await withTestHub(on: .sqlite) { hub, client in
             try await client.execute(uri: "/healthz", method: .get) { response in
                 #expect(response.status == .ok)
-                #expect(String(buffer: response.body).contains("\"status\":\"ok\""))
+                #expect(response.text.contains("\"status\":\"ok\""))
             }
             try await client.execute(uri: "/readyz", method: .get) { response in
                 #expect(response.status == .ok)
             }
-            await database.close()
-            try await client.execute(uri: "/readyz", method: .get) { response in
-                #expect(response.status == .serviceUnavailable)
+        }
+    }
+
+    @Test("metrics count requests by route template and status; openapi.json is served")
+    func metricsAndOpenAPI() async throws {
+        try await withTestHub(on: .sqlite) { hub, client in
+            try await client.execute(uri: "/v1/assets", method: .get, headers: bearer("u1")) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/v1/ledger/accounts/\(UUID())", method: .get, headers: bearer("u1")) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.text.contains(#"hub_http_requests_total{route="/v1/assets",method="GET",status="200"} 1"#))
+                #expect(response.text.contains(#"route="/v1/ledger/accounts/{id}",method="GET",status="404""#))
+            }
+            try await client.execute(uri: "/openapi.json", method: .get) { response in
+                #expect(response.status == .ok)
+                let document = try response.json()
+                #expect(document["openapi"] as? String == "3.1.0")
             }
         }
     }

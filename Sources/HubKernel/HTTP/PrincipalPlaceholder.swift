@@ -24,3 +24,10 @@ public struct APIScope: Sendable, Hashable {
 extension Principal {
     public func allows(_ scope: APIScope) -> Bool { allows(scope: scope.rawValue) }
 }
+extension Principal {
+    public init(userID: String, roles: Set<Role>, scopes: Set<String>?, _ marker: Void = ()) {
+        self.userID = userID
+        self.roles = roles
+        self.scopes = scopes
+    }
+}

@@ -11,11 +11,20 @@ struct Migrate: AsyncParsableCommand {
     @Flag(help: "Only report which migrations are pending; change nothing.")
     var status = false
 
+    @Option(help: "The plugins file whose enabled plugins' migrations to apply too (overrides HUB_PLUGINS).")
+    var plugins: String?
+
     func run() async throws {
-        let (configuration, _) = try Bootstrap.configure(databaseFlag: database.databaseURL)
+        let (configuration, logger) = try Bootstrap.configure(databaseFlag: database.databaseURL, pluginsFlag: plugins)
+        let pluginsFile = try PluginsFile.load(
+            path: configuration.pluginsPath,
+            required: configuration.pluginsPathIsExplicit,
+            builtInIDs: BuiltInPlugins.all.map { $0.id }
+        )
         let database = try await Database.open(configuration.databaseURL, readerCount: 1)
         do {
-            let migrator = Bootstrap.migrator
+            let hub = try HubAssembly.make(database: database, pluginsFile: pluginsFile, logger: logger)
+            let migrator = HubAssembly.migrator(for: hub)
             if status {
                 let current = try await migrator.status(of: database)
                 for (group, names) in current.pending.sorted(by: { $0.key < $1.key }) {

@@ -29,17 +29,21 @@ struct Serve: AsyncParsableCommand {
             listenFlag: listen,
             pluginsFlag: plugins
         )
-        let pluginsFile = try PluginsFile.load(path: configuration.pluginsPath, required: configuration.pluginsPathIsExplicit)
+        let pluginsFile = try PluginsFile.load(
+            path: configuration.pluginsPath,
+            required: configuration.pluginsPathIsExplicit,
+            builtInIDs: BuiltInPlugins.all.map { $0.id }
+        )
         let database = try await Database.open(configuration.databaseURL)
         do {
-            let migrator = Bootstrap.migrator
+            let hub = try HubAssembly.make(database: database, pluginsFile: pluginsFile, logger: logger)
+            let migrator = HubAssembly.migrator(for: hub)
             if noMigrate {
                 try await migrator.requireCurrent(database)
             } else {
                 for step in try await migrator.migrate(database) { logger.info("applied migration \(step)") }
             }
-            let ledger = Ledger(database: database, logger: logger)
-            let app = buildApplication(configuration: configuration, database: database, ledger: ledger, logger: logger)
+            let app = buildApplication(configuration: configuration, hub: hub)
             logger.info(
                 "hubd \(HubVersion.current) serving",
                 metadata: [

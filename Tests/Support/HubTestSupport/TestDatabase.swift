@@ -1,34 +1,34 @@
 import Foundation
-import HubKernel
+public import HubKernel
 import Logging
 import ServiceLifecycle
 import Synchronization
-import Testing
+public import Testing
 
 /// The storage backends a test runs on: SQLite always, PostgreSQL when `HUB_TEST_POSTGRES_URL`
 /// names a server (`.ci/run` and `make test` start a throwaway one).
-enum TestBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+public enum TestBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
     case postgres
 
-    static var postgresURL: String? {
+    public static var postgresURL: String? {
         let value = ProcessInfo.processInfo.environment["HUB_TEST_POSTGRES_URL"]
         return value?.isEmpty == false ? value : nil
     }
 
     /// The backends available on this machine.
-    static var enabled: [TestBackend] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
+    public static var enabled: [TestBackend] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
 
-    var testDescription: String { rawValue }
+    public var testDescription: String { rawValue }
 }
 
 /// A database of its own for one test: a temporary SQLite file, or a fresh PostgreSQL schema
 /// (selected through libpq's `options=-csearch_path=…`), removed afterwards.
-struct TestDatabase {
-    let url: DatabaseURL
-    let cleanup: @Sendable () async -> Void
+public struct TestDatabase: Sendable {
+    public let url: DatabaseURL
+    public let cleanup: @Sendable () async -> Void
 
-    static func make(_ backend: TestBackend) async throws -> TestDatabase {
+    public static func make(_ backend: TestBackend) async throws -> TestDatabase {
         let name = "t_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         switch backend {
         case .sqlite:
@@ -54,20 +54,20 @@ struct TestDatabase {
 }
 
 /// A clock tests move by hand, to drive hold expiry without waiting.
-final class ManualClock: Sendable {
+public final class ManualClock: Sendable {
     private let nanoseconds: Mutex<UInt64>
 
-    init(start: UInt64 = 1_800_000_000_000_000_000) { nanoseconds = Mutex(start) }
+    public init(start: UInt64 = 1_800_000_000_000_000_000) { nanoseconds = Mutex(start) }
 
-    func advance(seconds: UInt64) { nanoseconds.withLock { $0 += seconds * 1_000_000_000 } }
+    public func advance(seconds: UInt64) { nanoseconds.withLock { $0 += seconds * 1_000_000_000 } }
 
-    var ledgerClock: LedgerClock {
+    public var ledgerClock: LedgerClock {
         LedgerClock { [self] in LedgerTimestamp(nanoseconds: self.nanoseconds.withLock { $0 }) }
     }
 }
 
 /// Opens an empty database of its own on `backend` for `body`, then closes and removes it.
-func withDatabase(on backend: TestBackend, _ body: (Database) async throws -> Void) async throws {
+public func withDatabase(on backend: TestBackend, _ body: (Database) async throws -> Void) async throws {
     let test = try await TestDatabase.make(backend)
     let database = try await Database.open(test.url)
     do {
@@ -82,7 +82,7 @@ func withDatabase(on backend: TestBackend, _ body: (Database) async throws -> Vo
 }
 
 /// Opens a migrated database on `backend`, runs the ledger's services around `body`, and cleans up.
-func withLedger(
+public func withLedger(
     on backend: TestBackend,
     configuration: LedgerConfiguration = LedgerConfiguration(),
     clock: LedgerClock = .system,
@@ -109,13 +109,17 @@ func withLedger(
 /// Shorthands for building test ledgers.
 extension Ledger {
     /// Creates `code` with scale 2 and returns it.
-    func makeAsset(_ code: String, scale: UInt8 = 2) async throws -> Asset {
+    public func makeAsset(_ code: String, scale: UInt8 = 2) async throws -> Asset {
         let result = try await createAsset(NewAsset(code: AssetCode(code)!, scale: scale, name: "\(code) test asset"))
         return try #require(result.value)
     }
 
     /// Creates a wallet (cannot go negative) for `owner` in `asset`.
-    func makeWallet(_ asset: Asset, owner: String = "u-\(UInt32.random(in: 0...UInt32.max))", flags: AccountFlags = [.debitsMustNotExceedCredits])
+    public func makeWallet(
+        _ asset: Asset,
+        owner: String = "u-\(UInt32.random(in: 0...UInt32.max))",
+        flags: AccountFlags = [.debitsMustNotExceedCredits]
+    )
         async throws -> Account
     {
         let result = try await createAccounts([NewAccount(id: .random(), asset: asset.code, owner: .user(owner), flags: flags)])
@@ -124,18 +128,18 @@ extension Ledger {
 
     /// Issues `amount` of `asset` into `account` and expects success.
     @discardableResult
-    func mint(_ amount: UInt128, of asset: Asset, to account: Account) async throws -> Transfer {
+    public func mint(_ amount: UInt128, of asset: Asset, to account: Account) async throws -> Transfer {
         let result = try await submit(
             TransferRequest(id: .random(), action: .post(debit: asset.issuanceAccountID, credit: account.id, amount: amount, asset: asset.code))
         )
         return try #require(result.transfer, "mint failed: \(String(describing: result.error))")
     }
 
-    func balance(_ account: Account) async throws -> Account {
+    public func balance(_ account: Account) async throws -> Account {
         try #require(try await self.account(account.id))
     }
 
-    func expectVerified() async throws {
+    public func expectVerified() async throws {
         let report = try await LedgerVerifier.verify(database)
         #expect(report.passed, "\(report)")
     }

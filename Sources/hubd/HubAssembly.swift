@@ -1,0 +1,58 @@
+import HubKernel
+import Hummingbird
+import Logging
+import Prometheus
+
+/// Builds a ``Hub`` from the configuration: the kernel's parts, then the enabled plugins (whose
+/// configuration errors stop start-up naming file, plugin and field), then the migrator over the
+/// kernel's and the plugins' migrations.
+enum HubAssembly {
+    static func make(
+        database: Database,
+        pluginsFile: PluginsFile,
+        builtIn: [any RailPlugin.Type] = BuiltInPlugins.all,
+        ledgerConfiguration: LedgerConfiguration = .init(),
+        idempotency: IdempotencyConfiguration = .init(),
+        clock: LedgerClock = .system,
+        logger: Logger,
+        authenticator: (any Authenticator)? = nil
+    ) throws -> Hub {
+        let registry = PrometheusCollectorRegistry()
+        let metricsFactory = PrometheusMetricsFactory(registry: registry)
+        let ledger = Ledger(database: database, configuration: ledgerConfiguration, clock: clock, logger: logger)
+        let bus = EventBus(database: database, logger: logger)
+        let plugins: PluginHost
+        do {
+            plugins = try PluginHost(builtIn: builtIn, entries: pluginsFile.pluginEntries) { id in
+                PluginContext(pluginID: id, ledger: ledger, events: bus, logger: logger, metrics: metricsFactory, clock: clock)
+            }
+        } catch let failure as PluginSetupError {
+            throw pluginsFile.error(for: failure)
+        }
+        return Hub(
+            database: database,
+            ledger: ledger,
+            bus: bus,
+            authenticator: authenticator ?? IdentityNotWired(),
+            plugins: plugins,
+            metrics: registry,
+            metricsFactory: metricsFactory,
+            limiter: RateLimiter(),
+            idempotency: idempotency,
+            logger: logger,
+            userExists: { _ in false }
+        )
+    }
+
+    /// The kernel's migrations, then each running plugin's as its own group.
+    static func migrator(for hub: Hub) -> Migrator {
+        Migrator([(group: .kernel, migrations: Ledger.migrations)] + hub.plugins.migrationGroups)
+    }
+}
+
+// TEMPORARY until the identity services are wired: refuses every credential.
+struct IdentityNotWired: Authenticator {
+    func authenticate(bearer credential: String) async throws -> Principal {
+        throw Problem(.unauthorized, code: "invalid_token", detail: "Identity is not wired yet.")
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import HubKernel
+import HubTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import ServiceLifecycle
+import Testing
+
+@testable import hubd
+
+/// TEST DOUBLE for the identity services in tests of other endpoints: the bearer credential
+/// `test:<user id>:<role>[,<role>][:<scope>,<scope>]` is that user with those roles (and, with
+/// the fourth part, an API key's scopes). The identity endpoints are tested with real tokens.
+struct TestAuthenticator: Authenticator {
+    func authenticate(bearer credential: String) async throws -> Principal {
+        let parts = credential.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 3, parts[0] == "test" else {
+            throw Problem(.unauthorized, code: "invalid_token", detail: "Not a test credential.")
+        }
+        let roles = Set(parts[2].split(separator: ",").compactMap { Role(rawValue: String($0)) })
+        let scopes = parts.count > 3 ? Set(parts[3].split(separator: ",").map(String.init)) : nil
+        return Principal(userID: parts[1], roles: roles, scopes: scopes)
+    }
+}
+
+/// The `Authorization` header of a test caller.
+func bearer(_ user: String, _ roles: String = "member", scopes: String? = nil) -> HTTPFields {
+    [.authorization: "Bearer test:\(user):\(roles)" + (scopes.map { ":\($0)" } ?? "")]
+}
+
+/// A migrated hub on `backend` with its services running, and a client for its router.
+func withTestHub(
+    on backend: TestBackend,
+    builtIn: [any RailPlugin.Type] = [],
+    plugins: [PluginsFile.Entry] = [],
+    clock: LedgerClock = .system,
+    _ body: @Sendable (Hub, any TestClientProtocol) async throws -> Void
+) async throws {
+    try await withDatabase(on: backend) { database in
+        var ledgerConfiguration = LedgerConfiguration()
+        ledgerConfiguration.expiryInterval = .seconds(3600)
+        let hub = try HubAssembly.make(
+            database: database,
+            pluginsFile: PluginsFile(entries: plugins, path: "test-plugins.json"),
+            builtIn: builtIn,
+            ledgerConfiguration: ledgerConfiguration,
+            clock: clock,
+            logger: Logger(label: "test"),
+            authenticator: TestAuthenticator()
+        )
+        try await HubAssembly.migrator(for: hub).migrate(database)
+        let app = Application(router: buildRouter(hub: hub), services: hub.services)
+        try await app.test(.router) { client in
+            try await body(hub, client)
+        }
+    }
+}
+
+extension TestResponse {
+    /// The body as a JSON object.
+    func json() throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])
+    }
+
+    var text: String { String(buffer: body) }
+}
+
+/// A JSON request body.
+func jsonBody(_ object: Any) -> ByteBuffer {
+    ByteBuffer(bytes: try! JSONSerialization.data(withJSONObject: object))
+}
+
+let jsonHeaders: HTTPFields = [.contentType: "application/json"]
+
+func + (lhs: HTTPFields, rhs: HTTPFields) -> HTTPFields {
+    var out = lhs
+    out.append(contentsOf: rhs)
+    return out
+}
