@@ -4,10 +4,13 @@
 ARGS ?=
 
 .DEFAULT_GOAL := build
-.PHONY: test run bench-ledger bench-chainkit build format
+.PHONY: test contract-test run bench-ledger bench-chainkit build format
 
 test:
 	bash scripts/test.sh $(ARGS)
+
+contract-test:
+	bash scripts/contract-test.sh $(ARGS)
 
 run:
 	bash scripts/install-deps.sh --no-postgres

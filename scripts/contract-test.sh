@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Contract test of the HTTP API against its OpenAPI document (Sources/hubd/Resources/openapi.json):
+#   1. checks the document's formatting and validates it with openapi-spec-validator;
+#   2. starts the built `hubd serve` on a throwaway SQLite database and a free loopback port;
+#   3. creates an admin and logs in for a bearer token;
+#   4. runs Schemathesis against GET /openapi.json for a bounded number of examples, checking that no
+#      response is a 5xx and that statuses, content types, headers and bodies match the document.
+# Tools come from the pinned tools/contract/requirements.txt into a venv under .build-contract/.
+# Usage: scripts/contract-test.sh [extra `schemathesis run` arguments...]
+# Environment: CONTRACT_MAX_EXAMPLES (default 25 per operation), CONTRACT_TIME_LIMIT (seconds for the
+# Schemathesis run, default 300), CONTRACT_SEED (default: random; Schemathesis prints the one it used).
+# Exits non-zero when the document is invalid or Schemathesis reports a failure.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+say() { echo "contract-test.sh: $*" >&2; }
+die() {
+    say "$*"
+    exit 1
+}
+
+document=Sources/hubd/Resources/openapi.json
+requirements=tools/contract/requirements.txt
+venv=$root/.build-contract/venv
+max_examples=${CONTRACT_MAX_EXAMPLES:-25}
+time_limit=${CONTRACT_TIME_LIMIT:-300}
+
+# --- Tools: a venv rebuilt whenever the pinned requirements change.
+if [[ ! -x $venv/bin/schemathesis ]] || ! cmp -s "$requirements" "$venv/requirements.txt"; then
+    say "installing the pinned tools into $venv"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check --only-binary :all: -r "$requirements" ||
+        die "could not install $requirements from PyPI"
+    cp "$requirements" "$venv/requirements.txt"
+fi
+say "$("$venv/bin/schemathesis" --version), openapi-spec-validator $("$venv/bin/pip" show openapi-spec-validator | sed -n 's/^Version: //p')"
+
+# --- The document itself.
+"$venv/bin/python" tools/contract/hubapi.py check-format "$document"
+"$venv/bin/openapi-spec-validator" "$document"
+
+# --- The server: a fresh SQLite database and a free loopback port.
+say "building hubd (debug)"
+swift build --product hubd
+hubd=$root/.build/debug/hubd
+[[ -x $hubd ]] || die "$hubd was not built"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/hub-contract.XXXXXX")
+server_pid=
+stop_server() {
+    if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
+        kill -TERM "$server_pid" 2>/dev/null || true
+        # Graceful shutdown first; a server that hangs is killed after 15 s.
+        for _ in $(seq 150); do
+            kill -0 "$server_pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+    fi
+    server_pid=
+}
+cleanup() {
+    stop_server
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+base=http://127.0.0.1:$port
+database=sqlite:$work/hub.sqlite
+say "starting hubd on $base with $database (log: $work/hubd.log)"
+HUB_LOG_LEVEL=notice "$hubd" serve --database-url "$database" --listen "127.0.0.1:$port" >"$work/hubd.log" 2>&1 &
+server_pid=$!
+if ! python3 tools/contract/hubapi.py wait-ready "$base" 60; then
+    tail -n 30 "$work/hubd.log" >&2 || true
+    die "hubd did not become ready"
+fi
+
+# --- Credentials: an admin created with the CLI, then an access token from POST /v1/auth/login.
+auth=()
+# (ArgumentParser prints the top-level help for an unknown subcommand, so look for it in the list.)
+if "$hubd" --help | grep -qE '^ +admin +'; then
+    email=admin@example.test
+    password=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')
+    printf '%s\n' "$password" | "$hubd" admin create --database-url "$database" --email "$email" --password-stdin >/dev/null ||
+        die "hubd admin create failed"
+    token=$(printf '%s\n' "$password" | python3 tools/contract/hubapi.py login "$base" "$email") ||
+        die "could not log in as $email"
+    auth=(--header "Authorization: Bearer $token")
+    say "authenticated as $email"
+else
+    # TODO(identity): remove this branch once `hubd admin create` and POST /v1/auth/login exist on
+    # main. Until then every /v1 route answers 401, which is still checked against the document.
+    say "WARNING: this hubd has no \`admin create\` (identity not merged yet): testing UNAUTHENTICATED"
+fi
+
+# --- Schemathesis, bounded. The SSE stream never ends by design, so it is left out.
+seed=()
+[[ -n ${CONTRACT_SEED:-} ]] && seed=(--seed "$CONTRACT_SEED")
+report=$root/.build-contract/report
+rm -rf "$report"
+say "schemathesis: at most $max_examples examples per operation, $time_limit s in all"
+status=0
+# From .build-contract/, where Schemathesis keeps its cache (`.schemathesis/` in the working directory).
+(cd "$root/.build-contract" && timeout --kill-after=10 "$time_limit" "$venv/bin/schemathesis" run "$base/openapi.json" \
+    --url "$base" \
+    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
+    --max-examples "$max_examples" \
+    --workers 2 \
+    --exclude-path /v1/events/stream \
+    --request-timeout 10 \
+    --continue-on-failure \
+    --generation-database none \
+    --report junit --report-dir "$report" \
+    --no-color \
+    "${seed[@]}" "${auth[@]}" "$@") || status=$?
+if [[ $status == 124 || $status == 137 ]]; then
+    say "schemathesis did not finish within $time_limit s"
+fi
+
+stop_server
+if [[ $status != 0 ]]; then
+    say "server log (last 40 lines):"
+    tail -n 40 "$work/hubd.log" >&2 || true
+    die "FAILED (schemathesis exit status $status; JUnit report in $report)"
+fi
+say "passed"
