@@ -10,11 +10,11 @@ import Testing
 @testable import hubd
 
 /// TEST DOUBLE for the identity services in tests of other endpoints: the bearer credential
-/// `test:<user id>:<role>[,<role>][:<scope>,<scope>]` is that user with those roles (and, with
+/// `test|<user id>|<role>[,<role>][|<scope>,<scope>]` is that user with those roles (and, with
 /// the fourth part, an API key's scopes). The identity endpoints are tested with real tokens.
 struct TestAuthenticator: Authenticator {
     func authenticate(bearer credential: String) async throws -> Principal {
-        let parts = credential.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let parts = credential.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
         guard parts.count >= 3, parts[0] == "test" else {
             throw Problem(.unauthorized, code: "invalid_token", detail: "Not a test credential.")
         }
@@ -26,7 +26,7 @@ struct TestAuthenticator: Authenticator {
 
 /// The `Authorization` header of a test caller.
 func bearer(_ user: String, _ roles: String = "member", scopes: String? = nil) -> HTTPFields {
-    [.authorization: "Bearer test:\(user):\(roles)" + (scopes.map { ":\($0)" } ?? "")]
+    [.authorization: "Bearer test|\(user)|\(roles)" + (scopes.map { "|\($0)" } ?? "")]
 }
 
 /// A migrated hub on `backend` with its services running, and a client for its router.
@@ -35,6 +35,7 @@ func withTestHub(
     builtIn: [any RailPlugin.Type] = [],
     plugins: [PluginsFile.Entry] = [],
     clock: LedgerClock = .system,
+    testing: TestingSetup = .router,
     _ body: @Sendable (Hub, any TestClientProtocol) async throws -> Void
 ) async throws {
     try await withDatabase(on: backend) { database in
@@ -51,7 +52,7 @@ func withTestHub(
         )
         try await HubAssembly.migrator(for: hub).migrate(database)
         let app = Application(router: buildRouter(hub: hub), services: hub.services)
-        try await app.test(.router) { client in
+        try await app.test(testing) { client in
             try await body(hub, client)
         }
     }
@@ -64,6 +65,11 @@ extension TestResponse {
     }
 
     var text: String { String(buffer: body) }
+
+    /// The body as a JSON object, empty when it is not one (for use inside `#expect`).
+    var object: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]) ?? [:]
+    }
 }
 
 /// A JSON request body.
