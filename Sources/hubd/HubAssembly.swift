@@ -19,8 +19,15 @@ enum HubAssembly {
     ) throws -> Hub {
         let registry = PrometheusCollectorRegistry()
         let metricsFactory = PrometheusMetricsFactory(registry: registry)
-        let ledger = Ledger(database: database, configuration: ledgerConfiguration, clock: clock, logger: logger)
         let bus = EventBus(database: database, logger: logger)
+        let ledger = Ledger(
+            database: database,
+            configuration: ledgerConfiguration,
+            clock: clock,
+            logger: logger,
+            metrics: metricsFactory,
+            onCommit: { [bus] in bus.nudge() }
+        )
         let plugins: PluginHost
         do {
             plugins = try PluginHost(builtIn: builtIn, entries: pluginsFile.pluginEntries) { id in
