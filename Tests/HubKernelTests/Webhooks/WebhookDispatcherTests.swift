@@ -217,6 +217,32 @@ struct WebhookDispatcherTests {
         }
     }
 
+    @Test("two dispatchers on one database deliver each event once, in order", .timeLimit(.minutes(1)), arguments: TestBackend.enabled)
+    func twoDispatchersShareTheWork(backend: TestBackend) async throws {
+        try await withWebhooks(on: backend) { hub in
+            // A second dispatcher, as another hub process would run against the same database.
+            let second = WebhookDispatcher(
+                database: hub.database,
+                client: CurlWebhookClient(threadCount: 2),
+                configuration: WebhookHarness.testConfiguration,
+                logger: webhookTestLogger
+            )
+            try await testGracefulShutdownOf(second) { trigger in
+                let endpoints = [try await hub.endpoint("a"), try await hub.endpoint("b"), try await hub.endpoint("c")]
+                var last: Int64 = 0
+                for round in 0..<10 {
+                    last = try await hub.append(["t.r\(round).x", "t.r\(round).y"], nudge: false)
+                    if round % 2 == 0 { hub.dispatcher.nudge() } else { second.nudge() }
+                }
+                for endpoint in endpoints { try await hub.caughtUp(endpoint) }
+                await trigger()
+                for name in ["a", "b", "c"] {
+                    #expect(hub.receiver.received(name).map(\.sequence) == (1...last).map { Optional($0) }, "\(name)")
+                }
+            }
+        }
+    }
+
     @Test("graceful shutdown lets the attempt in flight finish and records it", .timeLimit(.minutes(1)), arguments: TestBackend.enabled)
     func gracefulShutdownFinishesInFlightAttempt(backend: TestBackend) async throws {
         try await withDatabase(on: backend) { database in
