@@ -1,4 +1,5 @@
 import HubKernel
+import HubTestSupport
 import Metrics
 import Synchronization
 import Testing
