@@ -34,14 +34,19 @@ public struct APIKeyID: Hashable, Sendable, CustomStringConvertible, Codable {
 /// An API key as lists show it: never its secret.
 public struct APIKey: Sendable, Hashable, Codable {
     public var id: APIKeyID
+    /// The user the key acts as; it can never do more than their roles allow.
     public var userID: UserID
+    /// What the owner called it ("till 3", "CI"), 1…100 characters.
     public var name: String
+    /// What the key may be used for; see ``APIScope``.
     public var scopes: Set<APIScope>
     /// The start of the key (`hub_<id>_` and four characters of the secret) so a person can tell
     /// keys apart; 4 of 43 base64url characters leave 232 bits unknown.
     public var prefix: String
     public var createdAt: Date
+    /// The last authentication, to within ``IdentityConfiguration/apiKeyLastUsedResolution``.
     public var lastUsedAt: Date?
+    /// When it was revoked; a revoked key never authenticates again.
     public var revokedAt: Date?
 
     public var isRevoked: Bool { revokedAt != nil }
@@ -49,6 +54,7 @@ public struct APIKey: Sendable, Hashable, Codable {
 
 /// A newly created key and its plaintext, which is shown once and never stored.
 public struct CreatedAPIKey: Sendable {
+    /// The key as lists will show it.
     public var key: APIKey
     /// `hub_<id>_<secret>`, to be sent as `Authorization: Bearer …`.
     public var plaintext: String

@@ -16,11 +16,17 @@ public import NIOPosix
 public final class Identity: Sendable {
     public let database: Database
     public let configuration: IdentityConfiguration
+    /// The time every expiry is measured against.
     public let clock: LedgerClock
+    /// argon2id hashing with ``IdentityConfiguration/passwordParameters``.
     public let passwords: PasswordHasher
+    /// Users, password sign-in, the bootstrap token and the CLI admin.
     public let users: UserService
+    /// Access tokens, refresh, logout.
     public let tokens: TokenService
+    /// API keys.
     public let apiKeys: APIKeyService
+    /// Wallet sign-in and the scheme registry rails fill.
     public let wallets: WalletSignIn
 
     /// - Parameters:

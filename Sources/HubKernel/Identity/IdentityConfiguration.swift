@@ -9,10 +9,12 @@ public struct IdentityConfiguration: Sendable {
     public var issuer = "hubd"
     /// argon2id cost of new password hashes (see ``PasswordHasher/Parameters/interactive``).
     public var passwordParameters: PasswordHasher.Parameters = .interactive
+    /// The length rule for new passwords.
     public var passwordPolicy = PasswordPolicy()
     /// The hub's name and the domain it is served from, written into wallet sign-in messages so
     /// that a user can see which site asks them to sign.
     public var hubName = "hubd"
+    /// The host name clients reach the hub at (no scheme, no path).
     public var domain = "localhost"
     /// How long a wallet challenge may be answered.
     public var challengeLifetime: Duration = .seconds(5 * 60)

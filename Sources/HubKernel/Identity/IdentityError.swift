@@ -77,7 +77,9 @@ public struct IdentityError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let invalidSignature = Code("invalid_signature", .unauthenticated)
     }
 
+    /// What went wrong, for programs.
     public var code: Code
+    /// What went wrong, for people. Never contains a secret.
     public var message: String
     /// The input field at fault (`email`, `password`, `scopes`, …), if one is.
     public var field: String?

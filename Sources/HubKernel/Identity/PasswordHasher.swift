@@ -16,7 +16,9 @@ import Synchronization
 public final class PasswordHasher: Sendable {
     /// argon2id cost: passes over memory and memory in bytes.
     public struct Parameters: Sendable, Hashable {
+        /// argon2id passes over memory (`opslimit`).
         public var operations: UInt64
+        /// argon2id memory in bytes (`memlimit`).
         public var memoryBytes: Int
 
         public init(operations: UInt64, memoryBytes: Int) {
@@ -53,6 +55,7 @@ public final class PasswordHasher: Sendable {
         }
     }
 
+    /// The cost of new hashes.
     public let parameters: Parameters
     private let threadPool: NIOThreadPool
     /// A real hash of a random password, made on first need. Logins for unknown emails verify

@@ -3,7 +3,9 @@
 /// Length is the one rule that measurably helps (NIST SP 800-63B drops composition rules). The
 /// upper bound keeps a hash request from being a denial of service: argon2 reads the whole input.
 public struct PasswordPolicy: Sendable, Hashable {
+    /// The fewest UTF-8 bytes a password may have.
     public var minimumBytes: Int
+    /// The most UTF-8 bytes a password may have.
     public var maximumBytes: Int
 
     public init(minimumBytes: Int = 10, maximumBytes: Int = 1024) {

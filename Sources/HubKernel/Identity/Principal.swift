@@ -15,10 +15,12 @@ public struct Principal: Sendable, Hashable {
         case apiKey(APIKeyID)
     }
 
+    /// The user the caller acts as.
     public let userID: UserID
     /// The user's roles as stored when the request was authenticated (not as they were when a
     /// token was issued), so a demotion takes effect at once.
     public let roles: Set<Role>
+    /// How the caller proved who they are.
     public let credential: Credential
     /// The scopes an API key carries; `nil` for access tokens, which may use every scope the
     /// user's roles allow.

@@ -30,16 +30,20 @@ public struct UserID: LedgerIdentifier, Codable {
 
 /// A person (or a wallet) known to the hub. Never carries the password hash.
 public struct User: Sendable, Hashable, Codable {
+    /// Time-ordered (UUIDv7), so ids sort in creation order.
     public var id: UserID
     /// Normalised (trimmed, lowercase). `nil` for users who signed in with a wallet and have no
     /// email: the column is nullable rather than holding a made-up placeholder address, so no
     /// fake address can ever be mailed or collide with a real one.
     public var email: String?
+    /// How the console and other users see them.
     public var displayName: String
+    /// One or more; see ``Role``.
     public var roles: Set<Role>
     public var createdAt: Date
     /// Who created this user; `nil` for the first admin, CLI-created admins and wallet sign-ups.
     public var createdBy: UserID?
+    /// A disabled user cannot sign in; their tokens and keys stop working.
     public var disabled: Bool
     /// Whether the user can sign in with a password (wallet-only users cannot).
     public var hasPassword: Bool
@@ -64,6 +68,7 @@ public struct User: Sendable, Hashable, Codable {
         self.hasPassword = hasPassword
     }
 
+    /// Whether the user holds the admin role.
     public var isAdmin: Bool { roles.contains(.admin) }
 }
 

@@ -59,6 +59,7 @@ public final class UserService: Sendable {
 
     // MARK: Reading
 
+    /// The user with `id`, or `nil`.
     public func user(_ id: UserID) async throws -> User? {
         try await context.database.read { try UserStore.find(id, on: $0)?.user }
     }

@@ -4,6 +4,7 @@ public import Foundation
 public struct WalletChallenge: Sendable, Hashable, Codable {
     /// 32 hex digits; also the challenge's id when answering it.
     public var nonce: String
+    /// The signature scheme, as registered by a rail.
     public var scheme: String
     /// The address as the scheme normalised it.
     public var address: String
@@ -11,6 +12,7 @@ public struct WalletChallenge: Sendable, Hashable, Codable {
     /// address, with which nonce, and until when. Shown to the user by the wallet.
     public var message: String
     public var issuedAt: Date
+    /// After this the challenge can no longer be answered.
     public var expiresAt: Date
 
     /// The message, laid out as EIP-4361 lays out its own:

@@ -37,7 +37,7 @@ struct IdentityConcurrencyTests {
         try await withIdentity(on: backend) { identity in
             let (_, root) = try await identity.makeAdmin()
             // A second Database (its own writer connection) stands in for a second hubd process.
-            let second = try await Database.open(identity.database.url)
+            let second = try await Database.open(identity.database.url, readerCount: 1)
             let other = Identity(database: second, configuration: identity.configuration, clock: identity.clock, logger: .init(label: "test"))
             let outcomes = await withTaskGroup(of: Bool.self) { group in
                 for instance in [identity, other] {

@@ -6,19 +6,68 @@ import Testing
 
 /// Identity on a fresh migrated database, with the cheapest argon2id parameters (the suite's
 /// speed, not a production setting) and a manual clock.
+///
+/// On PostgreSQL at most a few identity tests hold databases at once, each with one reader: the
+/// suite runs its tests in parallel and a test server's `max_connections` (100 by default) is
+/// shared with every other suite.
 func withIdentity(
     on backend: TestBackend,
     clock: ManualClock = ManualClock(),
     configure: (inout IdentityConfiguration) -> Void = { _ in },
     _ body: (Identity) async throws -> Void
 ) async throws {
-    try await withDatabase(on: backend) { database in
-        try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
-        var configuration = IdentityConfiguration()
-        configuration.passwordParameters = .minimum
-        configure(&configuration)
-        let identity = Identity(database: database, configuration: configuration, clock: clock.ledgerClock, logger: Logger(label: "test"))
-        try await body(identity)
+    let gate: TestGate? = backend == .postgres ? .postgres : nil
+    await gate?.acquire()
+    let test: TestDatabase
+    do { test = try await TestDatabase.make(backend) } catch {
+        await gate?.release()
+        throw error
+    }
+    var failure: (any Error)?
+    do {
+        let database = try await Database.open(test.url, readerCount: 1)
+        do {
+            try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
+            var configuration = IdentityConfiguration()
+            configuration.passwordParameters = .minimum
+            configure(&configuration)
+            let identity = Identity(database: database, configuration: configuration, clock: clock.ledgerClock, logger: Logger(label: "test"))
+            try await body(identity)
+        } catch {
+            failure = error
+        }
+        await database.close()
+    } catch {
+        failure = error
+    }
+    await test.cleanup()
+    await gate?.release()
+    if let failure { throw failure }
+}
+
+/// Lets at most `limit` holders through at once; the rest wait their turn.
+actor TestGate {
+    static let postgres = TestGate(limit: 6)
+
+    private var available: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(limit: Int) { available = limit }
+
+    func acquire() async {
+        if available > 0 {
+            available -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty {
+            available += 1
+        } else {
+            waiting.removeFirst().resume()
+        }
     }
 }
 

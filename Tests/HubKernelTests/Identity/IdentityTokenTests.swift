@@ -172,3 +172,25 @@ extension Data {
             .replacingOccurrences(of: "=", with: "")
     }
 }
+
+@Suite("Identity maintenance", .timeLimit(.minutes(1)))
+struct IdentityMaintenanceTests {
+    @Test("purging removes expired refresh tokens and challenges only", arguments: TestBackend.enabled)
+    func purge(backend: TestBackend) async throws {
+        let clock = ManualClock()
+        try await withIdentity(on: backend, clock: clock, configure: { $0.refreshTokenLifetime = .seconds(3600) }) { identity in
+            identity.wallets.schemes.register(TestEd25519Scheme())
+            _ = try await identity.makeAdmin()
+            let old = try await identity.users.login(email: "root@example.org", password: goodPassword).tokens
+            _ = try await identity.tokens.refresh(old.refreshToken)
+            _ = try await identity.wallets.challenge(scheme: "test-ed25519", address: TestWallet().address)
+            #expect(try await identity.purgeExpired() == 0)
+
+            clock.advance(seconds: 3600)
+            let fresh = try await identity.users.login(email: "root@example.org", password: goodPassword).tokens
+            #expect(try await identity.purgeExpired() == 3, "two tokens of the old family and the challenge")
+            #expect(try await identity.count("hub_refresh_tokens") == 1)
+            _ = try await identity.tokens.refresh(fresh.refreshToken)
+        }
+    }
+}

@@ -130,20 +130,18 @@ struct IdentityUserTests {
 
     @Test("a login with old hash parameters replaces the hash", arguments: TestBackend.enabled)
     func rehashOnLogin(backend: TestBackend) async throws {
-        try await withDatabase(on: backend) { database in
-            try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
-            var weak = IdentityConfiguration()
-            weak.passwordParameters = .minimum
-            let before = Identity(database: database, configuration: weak, logger: .init(label: "test"))
+        try await withIdentity(on: backend) { before in
             _ = try await before.users.createAdmin(email: "root@example.org", password: goodPassword)
+            let database = before.database
             let storedHash: @Sendable () async throws -> String = {
                 try await database.read { try $0.queryFirst("SELECT password_hash FROM hub_users")!.text(0) }
             }
             let old = try await storedHash()
 
-            var stronger = weak
+            // The same hub restarted with costlier parameters.
+            var stronger = before.configuration
             stronger.passwordParameters = .init(operations: 2, memoryBytes: 64 * 1024)
-            let after = Identity(database: database, configuration: stronger, logger: .init(label: "test"))
+            let after = Identity(database: database, configuration: stronger, clock: before.clock, logger: .init(label: "test"))
             _ = try await after.users.login(email: "root@example.org", password: goodPassword)
             let new = try await storedHash()
             #expect(new != old)
