@@ -87,9 +87,11 @@ public final class TokenService: Sendable {
     /// - Throws: `token_invalid` (malformed, bad signature, wrong issuer, unknown user),
     ///   `token_expired`, `user_disabled`.
     public func verify(accessToken: String) async throws -> Principal {
+        // Loaded outside the `do`, so a database failure is reported as one, not as a bad token.
+        let keys = try await signingKeys()
         let claims: AccessTokenClaims
         do {
-            claims = try await signingKeys().verify(accessToken, as: AccessTokenClaims.self)
+            claims = try await keys.verify(accessToken, as: AccessTokenClaims.self)
         } catch {
             throw IdentityError(.tokenInvalid, "the access token is not one this hub signed")
         }

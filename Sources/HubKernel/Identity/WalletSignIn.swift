@@ -132,6 +132,7 @@ public final class WalletSignIn: Sendable {
             throw IdentityError(.challengeExpired, "this challenge has expired; request a new one", field: "nonce")
         }
         let verifier = try schemes.require(challenge.scheme)
+        // Signature checks are CPU work of tens of microseconds, not blocking I/O: they run inline.
         let valid = (try? verifier.verify(message: Array(challenge.message.utf8), signature: signature, address: challenge.address)) ?? false
         guard valid else {
             throw IdentityError(.invalidSignature, "the signature does not match the challenge and address", field: "signature")
