@@ -27,11 +27,11 @@ struct LedgerAPITests {
             #expect(response.status == .created, "\(response.text)")
             let json = try response.json()
             issuance = try #require(json["issuance_account_id"] as? String)
-            #expect(json["organiser_id"] as? String == "org-1")
+            #expect(json["organiser_id"] as? String == uid("org-1"))
         }
         var wallets: [String] = []
         for (user, headers) in [("alice", alice), ("bob", bob)] {
-            try await client.execute(uri: "/v1/users/\(user)/wallets/EVT", method: .put, headers: headers) { response in
+            try await client.execute(uri: "/v1/users/\(uid(user))/wallets/EVT", method: .put, headers: headers) { response in
                 #expect(response.status == .created, "\(response.text)")
                 wallets.append(try #require(try response.json()["id"] as? String))
             }

@@ -5,11 +5,6 @@ import Foundation
 extension LedgerTimestamp {
     var date: Date { Date(timeIntervalSince1970: Double(nanoseconds) / 1_000_000_000) }
 
-    func adding(_ duration: Duration) -> LedgerTimestamp {
-        let (seconds, attoseconds) = duration.components
-        let nanos = Int64(seconds) * 1_000_000_000 + attoseconds / 1_000_000_000
-        return LedgerTimestamp(nanoseconds: UInt64(max(0, Int64(nanoseconds) + nanos)))
-    }
 
     /// Whole seconds, as JWT claims carry them.
     var wholeSeconds: Date { Date(timeIntervalSince1970: Double(nanoseconds / 1_000_000_000)) }

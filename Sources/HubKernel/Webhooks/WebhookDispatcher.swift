@@ -196,10 +196,3 @@ struct EndpointState: Sendable {
     let headAttempts: Int
 }
 
-extension LedgerTimestamp {
-    func adding(_ duration: Duration) -> LedgerTimestamp {
-        let (seconds, attoseconds) = duration.components
-        let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-        return LedgerTimestamp(nanoseconds: UInt64(clamping: Int64(bitPattern: self.nanoseconds) &+ nanoseconds))
-    }
-}

@@ -1,4 +1,5 @@
 import HubKernel
+import HubTestSupport
 import Testing
 
 @Suite("Identity bootstrap", .timeLimit(.minutes(2)))

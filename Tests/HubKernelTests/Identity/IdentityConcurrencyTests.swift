@@ -1,4 +1,5 @@
 import HubKernel
+import HubTestSupport
 import Logging
 import Testing
 

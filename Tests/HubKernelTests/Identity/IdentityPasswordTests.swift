@@ -1,4 +1,5 @@
 import HubKernel
+import HubTestSupport
 import Testing
 
 @Suite("Identity passwords", .timeLimit(.minutes(1)))

@@ -1,6 +1,7 @@
 import CSodium
 import Foundation
 import HubKernel
+import HubTestSupport
 import Logging
 import Testing
 

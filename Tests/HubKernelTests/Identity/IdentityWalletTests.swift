@@ -1,5 +1,6 @@
 import Foundation
 import HubKernel
+import HubTestSupport
 import Testing
 
 @Suite("Identity wallet sign-in", .timeLimit(.minutes(2)))

@@ -19,10 +19,23 @@ struct TestAuthenticator: Authenticator {
             throw Problem(.unauthorized, code: "invalid_token", detail: "Not a test credential.")
         }
         let roles = Set(parts[2].split(separator: ",").compactMap { Role(rawValue: String($0)) })
-        let scopes = parts.count > 3 ? Set(parts[3].split(separator: ",").map(String.init)) : nil
-        return Principal(userID: parts[1], roles: roles, scopes: scopes)
+        let scopes = parts.count > 3 ? Set(try parts[3].split(separator: ",").map { try APIScope(validating: String($0)) }) : nil
+        return Principal(userID: testUserID(parts[1]), roles: roles, credential: .accessToken(tokenID: "test"), scopes: scopes)
     }
 }
+
+/// The user id a test name stands for (stable: derived from the name).
+func testUserID(_ name: String) -> UserID {
+    // FNV-1a over the name (Hasher is seeded per process, so it would not be stable).
+    var value: UInt128 = 0xcbf2_9ce4_8422_2325
+    for byte in name.utf8 { value = (value ^ UInt128(byte)) &* 0x0000_0000_0100_0000_0000_0000_0000_013B }
+    value = (value & ~(UInt128(0xF000) << 64)) | (UInt128(0x8000) << 64)
+    value = (value & ~(UInt128(0xC000) << 48)) | (UInt128(0x8000) << 48)
+    return UserID(rawValue: value)
+}
+
+/// `testUserID(name)` as the API writes it.
+func uid(_ name: String) -> String { testUserID(name).description }
 
 /// The `Authorization` header of a test caller.
 func bearer(_ user: String, _ roles: String = "member", scopes: String? = nil) -> HTTPFields {
