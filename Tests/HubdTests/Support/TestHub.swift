@@ -42,12 +42,21 @@ func bearer(_ user: String, _ roles: String = "member", scopes: String? = nil) -
     [.authorization: "Bearer test|\(user)|\(roles)" + (scopes.map { "|\($0)" } ?? "")]
 }
 
+/// Password hashing at libsodium's minimum cost: the tests check behaviour, not hardness.
+var testIdentityConfiguration: IdentityConfiguration {
+    var configuration = IdentityConfiguration()
+    configuration.passwordParameters = .minimum
+    return configuration
+}
+
 /// A migrated hub on `backend` with its services running, and a client for its router.
 func withTestHub(
     on backend: TestBackend,
     builtIn: [any RailPlugin.Type] = [],
     plugins: [PluginsFile.Entry] = [],
     clock: LedgerClock = .system,
+    realIdentity: Bool = false,
+    devLogin: Bool = false,
     testing: TestingSetup = .router,
     _ body: @Sendable (Hub, any TestClientProtocol) async throws -> Void
 ) async throws {
@@ -59,9 +68,11 @@ func withTestHub(
             pluginsFile: PluginsFile(entries: plugins, path: "test-plugins.json"),
             builtIn: builtIn,
             ledgerConfiguration: ledgerConfiguration,
+            identityConfiguration: testIdentityConfiguration,
+            devLogin: devLogin,
             clock: clock,
             logger: Logger(label: "test"),
-            authenticator: TestAuthenticator()
+            authenticator: realIdentity ? nil : TestAuthenticator()
         )
         try await HubAssembly.migrator(for: hub).migrate(database)
         let app = Application(router: buildRouter(hub: hub), services: hub.services)
