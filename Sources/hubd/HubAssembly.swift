@@ -13,14 +13,24 @@ enum HubAssembly {
         builtIn: [any RailPlugin.Type] = BuiltInPlugins.all,
         ledgerConfiguration: LedgerConfiguration = .init(),
         idempotency: IdempotencyConfiguration = .init(),
+        identityConfiguration: IdentityConfiguration = .init(),
+        webhookConfiguration: WebhookConfiguration = .init(),
+        devLogin: Bool = false,
         clock: LedgerClock = .system,
         logger: Logger,
         authenticator: (any Authenticator)? = nil
     ) throws -> Hub {
         let registry = PrometheusCollectorRegistry()
         let metricsFactory = PrometheusMetricsFactory(registry: registry)
-        let ledger = Ledger(database: database, configuration: ledgerConfiguration, clock: clock, logger: logger)
         let bus = EventBus(database: database, logger: logger)
+        let ledger = Ledger(
+            database: database,
+            configuration: ledgerConfiguration,
+            clock: clock,
+            logger: logger,
+            metrics: metricsFactory,
+            onCommit: { [bus] in bus.nudge() }
+        )
         let plugins: PluginHost
         do {
             plugins = try PluginHost(builtIn: builtIn, entries: pluginsFile.pluginEntries) { id in
@@ -29,30 +39,40 @@ enum HubAssembly {
         } catch let failure as PluginSetupError {
             throw pluginsFile.error(for: failure)
         }
+        let identity = Identity(database: database, configuration: identityConfiguration, clock: clock, logger: logger)
+        let webhookClient = CurlWebhookClient()
+        let webhooks = WebhookStore(database: database, client: webhookClient, configuration: webhookConfiguration, metrics: metricsFactory)
+        let dispatcher = WebhookDispatcher(
+            database: database,
+            client: webhookClient,
+            configuration: webhookConfiguration,
+            metrics: metricsFactory,
+            logger: logger
+        )
         return Hub(
             database: database,
             ledger: ledger,
             bus: bus,
-            authenticator: authenticator ?? IdentityNotWired(),
+            identity: identity,
+            webhooks: webhooks,
+            webhookDispatcher: dispatcher,
+            devLogin: devLogin,
+            authenticator: authenticator ?? identity,
             plugins: plugins,
             metrics: registry,
             metricsFactory: metricsFactory,
             limiter: RateLimiter(),
             idempotency: idempotency,
             logger: logger,
-            userExists: { _ in false }
+            userExists: { id in
+                guard let id = UserID(id) else { return false }
+                return try await identity.users.user(id) != nil
+            }
         )
     }
 
     /// The kernel's migrations, then each running plugin's as its own group.
     static func migrator(for hub: Hub) -> Migrator {
         Migrator([(group: .kernel, migrations: Ledger.migrations)] + hub.plugins.migrationGroups)
-    }
-}
-
-// TEMPORARY until the identity services are wired: refuses every credential.
-struct IdentityNotWired: Authenticator {
-    func authenticate(bearer credential: String) async throws -> Principal {
-        throw Problem(.unauthorized, code: "invalid_token", detail: "Identity is not wired yet.")
     }
 }

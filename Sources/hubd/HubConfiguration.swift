@@ -17,6 +17,7 @@ struct ConfigurationError: Error, CustomStringConvertible {
 /// | `HUB_LISTEN` | `127.0.0.1:8080` | `HOST:PORT` for HTTP (`[::1]:8080` for IPv6) |
 /// | `HUB_PLUGINS` | `plugins.json` | the plugins file |
 /// | `HUB_LOG_LEVEL` | `info` | `trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical` |
+/// | `HUB_DEV_LOGIN` | `0` | `1` adds `POST /v1/auth/dev-login` (sign in by email alone) |
 struct HubConfiguration: Sendable {
     var databaseURL = DatabaseURL.defaultURL
     var listenHost = "127.0.0.1"
@@ -24,6 +25,7 @@ struct HubConfiguration: Sendable {
     var pluginsPath = "plugins.json"
     var pluginsPathIsExplicit = false
     var logLevel = Logger.Level.info
+    var devLogin = false
 
     static func load(
         environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -53,6 +55,12 @@ struct HubConfiguration: Sendable {
                 throw ConfigurationError(source: "HUB_LOG_LEVEL", message: "'\(text)' is not a log level (\(levels))")
             }
             configuration.logLevel = level
+        }
+        if let text = environment["HUB_DEV_LOGIN"], !text.isEmpty {
+            guard text == "0" || text == "1" else {
+                throw ConfigurationError(source: "HUB_DEV_LOGIN", message: "'\(text)' must be 0 or 1")
+            }
+            configuration.devLogin = text == "1"
         }
         return configuration
     }

@@ -12,11 +12,15 @@ struct Hubd: AsyncParsableCommand {
               HUB_LISTEN        HOST:PORT for HTTP (default 127.0.0.1:8080)
               HUB_PLUGINS       the plugins file (default plugins.json)
               HUB_LOG_LEVEL     trace, debug, info (default), notice, warning, error, critical
+              HUB_DEV_LOGIN     1 enables POST /v1/auth/dev-login (sign in by email alone; never in production)
+
+            The first admin: `hubd admin create --email E --password-stdin`, or the one-time bootstrap
+            token `hubd serve` prints while no admin exists (POST /v1/auth/bootstrap).
 
             Start with `hubd serve`: it creates the SQLite database, applies migrations and listens.
             """,
         version: HubVersion.current,
-        subcommands: [Serve.self, Migrate.self, Verify.self, Wallet.self, Version.self]
+        subcommands: [Serve.self, Migrate.self, Verify.self, Admin.self, Wallet.self, Version.self]
     )
 }
 

@@ -33,6 +33,21 @@ struct StorageTests {
         }
     }
 
+    @Test("placeholders bind by their number, in any order and repeated", arguments: TestBackend.enabled)
+    func placeholderOrder(backend: TestBackend) async throws {
+        try await withDatabase(on: backend) { database in
+            let row = try await database.write { connection in
+                try connection.execute("CREATE TABLE t (a TEXT, b TEXT, c TEXT)")
+                try connection.execute("INSERT INTO t (c, a, b) VALUES ($3, $1, $2)", [.text("a"), .text("b"), .text("c")])
+                try connection.execute("UPDATE t SET b = $2 WHERE a = $1 AND c = $3", [.text("a"), .text("B"), .text("c")])
+                return try connection.queryFirst("SELECT a, b, c FROM t WHERE a = $1 OR b = $1", [.text("a")])
+            }
+            #expect(try row?.text(0) == "a")
+            #expect(try row?.text(1) == "B")
+            #expect(try row?.text(2) == "c")
+        }
+    }
+
     @Test("a failing transaction is rolled back whole", arguments: TestBackend.enabled)
     func rollback(backend: TestBackend) async throws {
         try await withDatabase(on: backend) { database in

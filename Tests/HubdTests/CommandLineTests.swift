@@ -16,7 +16,7 @@ struct CommandLineTests {
         var output: String
     }
 
-    func hubd(_ arguments: [String], environment: [String: String]) throws -> Run {
+    func hubd(_ arguments: [String], environment: [String: String], input: String? = nil) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.hubdPath)
         process.arguments = arguments
@@ -24,7 +24,11 @@ struct CommandLineTests {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
+        let stdin = Pipe()
+        process.standardInput = stdin
         try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
@@ -91,5 +95,34 @@ struct CommandLineTests {
         let run = try hubd(["serve"], environment: [variable: value, "HUB_DATABASE_URL": "sqlite:/nonexistent-dir-\(UUID().uuidString)/x.sqlite"])
         #expect(run.status != 0)
         #expect(run.output.contains("\(variable):"))
+    }
+
+    @Test("admin create reads the password from stdin, makes an admin once, and refuses weak passwords and duplicates")
+    func adminCreate() async throws {
+        try await withScratchDatabase { url, database in
+            let environment = ["HUB_DATABASE_URL": url]
+            let weak = try hubd(["admin", "create", "--email", "root@example.test", "--password-stdin"], environment: environment, input: "short\n")
+            #expect(weak.status != 0)
+            #expect(weak.output.contains("weak_password"), "\(weak.output)")
+            let created = try hubd(
+                ["admin", "create", "--email", "root@example.test", "--password-stdin"],
+                environment: environment,
+                input: "long enough password\n"
+            )
+            #expect(created.status == 0, "\(created.output)")
+            #expect(created.output.contains("created admin root@example.test"))
+            let again = try hubd(
+                ["admin", "create", "--email", "ROOT@example.test", "--password-stdin"],
+                environment: environment,
+                input: "long enough password\n"
+            )
+            #expect(again.status != 0)
+            #expect(again.output.contains("email_taken"), "\(again.output)")
+            let noFlag = try hubd(["admin", "create", "--email", "x@example.test"], environment: environment)
+            #expect(noFlag.status != 0)
+            let identity = Identity(database: database, logger: Logger(label: "test"))
+            let signedIn = try await identity.users.login(email: "root@example.test", password: "long enough password")
+            #expect(signedIn.user.roles == [.admin])
+        }
     }
 }

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Golden vectors for ChainKit: regenerate Tests/Fixtures/vectors/*.json, or check them.
+# Golden vectors for ChainKit and the kernel's webhook signer: regenerate
+# Tests/Fixtures/vectors/*.json, or check them.
 #
 #   bash tools/vectors/generate.sh           # (re)create the venvs if needed, regenerate the files
 #   bash tools/vectors/generate.sh --check   # regenerate into a temp dir, diff against the
 #                                            # committed files; exit 1 on any difference
 #
-# Two venvs are needed because the oracle sets conflict (eth-utils 6 vs <6):
-#   tools/vectors/.venv-eth  <- requirements-eth.txt        (runs gen_eth.py)
-#   tools/vectors/.venv-sub  <- requirements-substrate.txt  (runs gen_substrate.py)
+# One venv per oracle set (the eth and substrate sets conflict: eth-utils 6 vs <6):
+#   tools/vectors/.venv-eth       <- requirements-eth.txt        (runs gen_eth.py)
+#   tools/vectors/.venv-sub       <- requirements-substrate.txt  (runs gen_substrate.py)
+#   tools/vectors/.venv-webhooks  <- requirements-webhooks.txt   (runs gen_webhooks.py)
 # A venv is rebuilt from scratch (--clear) when it is missing or its requirements file
 # changed since it was built. Installs use PyPI wheels only (--only-binary :all:).
 set -euo pipefail
@@ -22,7 +24,7 @@ mode=generate
 case "${1:-}" in
   "") ;;
   --check) mode=check ;;
-  -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "generate.sh: unknown argument '$1' (use --check or nothing)" >&2; exit 2 ;;
 esac
 
@@ -42,10 +44,12 @@ ensure_venv() {
 
 ensure_venv eth requirements-eth.txt
 ensure_venv sub requirements-substrate.txt
+ensure_venv webhooks requirements-webhooks.txt
 
 run_generators() {  # $1 = output dir; committed files are always the --reuse source
   (cd "$HERE" && "$HERE/.venv-eth/bin/python" gen_eth.py --out "$1" --reuse "$OUT")
   (cd "$HERE" && "$HERE/.venv-sub/bin/python" gen_substrate.py --out "$1" --reuse "$OUT")
+  (cd "$HERE" && "$HERE/.venv-webhooks/bin/python" gen_webhooks.py --out "$1" --reuse "$OUT")
 }
 
 if [ "$mode" = generate ]; then

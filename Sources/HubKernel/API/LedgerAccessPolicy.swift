@@ -10,12 +10,12 @@ struct LedgerAccessPolicy: Sendable {
     let principal: Principal
 
     func owns(_ account: Account) -> Bool {
-        account.owner.kind == .user && account.owner.id == principal.userID
+        account.owner.kind == .user && account.owner.id == principal.userID.description
     }
 
     func organises(_ asset: Asset?) -> Bool {
         guard let organiser = asset?.organiserID else { return false }
-        return principal.has(.organiser) && organiser == principal.userID
+        return principal.has(.organiser) && organiser == principal.userID.description
     }
 
     /// Seeing an account (and the transfers on it). Anything else answers 404, never 403, so that
@@ -39,7 +39,7 @@ struct LedgerAccessPolicy: Sendable {
     /// own, and then only a wallet that cannot go negative.
     func canCreate(_ new: NewAccount, asset: Asset?) -> Bool {
         if principal.isAdmin || organises(asset) { return true }
-        return new.owner.kind == .user && new.owner.id == principal.userID && new.flags == [.debitsMustNotExceedCredits]
+        return new.owner.kind == .user && new.owner.id == principal.userID.description && new.flags == [.debitsMustNotExceedCredits]
     }
 
     /// Creating an asset: admins and organisers.

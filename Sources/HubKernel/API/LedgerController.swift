@@ -49,6 +49,7 @@ public struct LedgerController: Sendable {
 
     @Sendable func createAsset(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerWrite)
+        let me = principal.userID.description
         var request = request
         let body = try await request.decodeJSON(as: CreateAssetRequest.self, context: context)
         let policy = LedgerAccessPolicy(principal: principal)
@@ -60,10 +61,10 @@ public struct LedgerController: Sendable {
                 throw Problem.invalid("organiser_id", "No user with this id.")
             }
         } else {
-            guard body.organiserId == nil || body.organiserId == principal.userID else {
+            guard body.organiserId == nil || body.organiserId == me else {
                 throw Problem.forbidden("Organisers create assets they organise themselves.")
             }
-            organiser = principal.userID
+            organiser = me
         }
         let code = try LedgerRequestParsing.assetCode(body.code, field: "code")
         let result = try await ledger.createAsset(NewAsset(code: code, scale: body.scale, name: body.name, organiserID: organiser))
@@ -83,7 +84,7 @@ public struct LedgerController: Sendable {
                     throw Problem.invalid("owner.kind", "One of `user`, `organisation`, `system`.")
                 }
                 return AccountOwner(kind: kind, id: owner.id)
-            } ?? .user(principal.userID)
+            } ?? .user(principal.userID.description)
         let new = NewAccount(
             id: try body.id.map { try LedgerRequestParsing.accountID($0, field: "id") } ?? .timeOrdered(),
             asset: asset,
@@ -98,7 +99,7 @@ public struct LedgerController: Sendable {
         guard LedgerAccessPolicy(principal: principal).canCreate(new, asset: assetRecord) else {
             throw Problem.forbidden("You may create only your own wallet accounts, which cannot go negative.")
         }
-        if new.owner.kind == .user, new.owner.id != principal.userID, try await !userExists(new.owner.id) {
+        if new.owner.kind == .user, new.owner.id != principal.userID.description, try await !userExists(new.owner.id) {
             throw Problem.invalid("owner.id", "No user with this id.")
         }
         let result = try await ledger.createAccounts([new])[0]
@@ -116,7 +117,7 @@ public struct LedgerController: Sendable {
     @Sendable func listAccounts(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerRead)
         let kind = try request.query("owner_kind") { AccountOwner.Kind(rawValue: $0) } ?? .user
-        let ownerID = try request.query("owner_id") { $0.isEmpty ? nil : $0 } ?? principal.userID
+        let ownerID = try request.query("owner_id") { $0.isEmpty ? nil : $0 } ?? principal.userID.description
         let limit = try request.pageLimit()
         let after = try request.query("cursor") { UInt64($0).map(LedgerTimestamp.init(nanoseconds:)) }
         let accounts = try await ledger.accounts(ownedBy: AccountOwner(kind: kind, id: ownerID), after: after, limit: limit + 1)
@@ -235,13 +236,13 @@ public struct LedgerController: Sendable {
     /// The caller's wallet accounts with balances and their ten newest entries.
     @Sendable func myWallets(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerRead)
-        let accounts = try await ledger.accounts(ownedBy: .user(principal.userID), after: nil, limit: 500)
+        let accounts = try await ledger.accounts(ownedBy: .user(principal.userID.description), after: nil, limit: 500)
         var wallets: [WalletRepresentation] = []
         for account in accounts {
             let recent = try await ledger.recentTransfers(account: account.id, limit: 10)
             wallets.append(WalletRepresentation(account: AccountRepresentation(account), recent: recent.map { TransferRepresentation($0) }))
         }
-        return try context.json(WalletsRepresentation(userId: principal.userID, wallets: wallets))
+        return try context.json(WalletsRepresentation(userId: principal.userID.description, wallets: wallets))
     }
 
     /// Creates (or returns) the user's wallet for an asset. The account id is derived from user and
@@ -249,13 +250,14 @@ public struct LedgerController: Sendable {
     @Sendable func ensureWallet(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerWrite)
         let userID = try context.parameters.require("id")
+        let me = principal.userID.description
         let code = try LedgerRequestParsing.assetCode(context.parameters.get("asset"), field: "asset")
-        guard principal.userID == userID || principal.isAdmin || principal.has(.organiser) else {
+        guard me == userID || principal.isAdmin || principal.has(.organiser) else {
             throw Problem.notFound("user")
         }
-        if userID != principal.userID, try await !userExists(userID) { throw Problem.notFound("user") }
+        if userID != me, try await !userExists(userID) { throw Problem.notFound("user") }
         guard let asset = try await ledger.asset(code) else { throw Problem.notFound("asset") }
-        if userID != principal.userID && !principal.isAdmin && !LedgerAccessPolicy(principal: principal).organises(asset) {
+        if userID != me && !principal.isAdmin && !LedgerAccessPolicy(principal: principal).organises(asset) {
             throw Problem.forbidden("Organisers create wallets only for assets they organise.")
         }
         let new = NewAccount(id: DerivedID.wallet(user: userID, asset: code), asset: code, owner: .user(userID))

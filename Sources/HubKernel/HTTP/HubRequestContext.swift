@@ -40,7 +40,7 @@ extension HubRequestContext {
     /// the ones they were made with). A key without the scope gets 403 `insufficient_scope`.
     public func requireScope(_ scope: APIScope) throws -> Principal {
         let principal = try requirePrincipal()
-        guard principal.allows(scope) else {
+        guard principal.allows(scope: scope) else {
             throw Problem(.forbidden, code: "insufficient_scope", detail: "This API key lacks the `\(scope.rawValue)` scope.")
         }
         return principal

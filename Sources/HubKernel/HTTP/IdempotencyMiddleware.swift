@@ -1,4 +1,5 @@
 import COpenSSL
+import Foundation
 import HTTPTypes
 public import Hummingbird
 import Logging
@@ -71,11 +72,13 @@ public struct IdempotencyMiddleware: RouterMiddleware {
         let response: Response
         do {
             response = try await next(request, context)
-        } catch let problem as Problem where problem.status.code < 500 {
-            response = try problem.response(from: request, context: context)
         } catch {
-            try? await store.release(scope: scope, key: key)
-            throw error
+            let problem = ProblemMiddleware.problem(for: error, context: context)
+            guard problem.status.code < 500 else {
+                try? await store.release(scope: scope, key: key)
+                throw error
+            }
+            response = try problem.response(from: request, context: context)
         }
         guard response.status.code < 500 else {
             try? await store.release(scope: scope, key: key)
@@ -94,12 +97,22 @@ public struct IdempotencyMiddleware: RouterMiddleware {
         return copy
     }
 
+    /// SHA-256 over method, path and body. A JSON body is hashed in a canonical form (keys sorted,
+    /// no insignificant whitespace) so that a client library that orders members differently on a
+    /// retry is not told it sent another request.
     static func requestHash(method: String, path: String, body: ByteBuffer) -> [UInt8] {
         var bytes = Array(method.utf8)
         bytes.append(0)
         bytes.append(contentsOf: path.utf8)
         bytes.append(0)
-        bytes.append(contentsOf: body.readableBytesView)
+        let raw = Data(body.readableBytesView)
+        if let object = try? JSONSerialization.jsonObject(with: raw, options: [.fragmentsAllowed]),
+            let canonical = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
+        {
+            bytes.append(contentsOf: canonical)
+        } else {
+            bytes.append(contentsOf: raw)
+        }
         var digest = [UInt8](repeating: 0, count: 32)
         _ = bytes.withUnsafeBufferPointer { SHA256($0.baseAddress, $0.count, &digest) }
         return digest

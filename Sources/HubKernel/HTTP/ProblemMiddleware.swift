@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 public import Hummingbird
 import Logging
 import NIOCore
@@ -35,10 +36,30 @@ public struct ProblemMiddleware: RouterMiddleware {
             return problem(for: http)
         case let transfer as TransferError:
             return Problem(.unprocessableContent, code: transfer.code.rawValue, detail: transfer.message, field: transfer.field)
+        case let identity as IdentityError:
+            return problem(for: identity)
+        case let webhook as WebhookError:
+            let status: HTTPResponse.Status = webhook.code == .notFound ? .notFound : .unprocessableContent
+            return Problem(status, code: webhook.code.rawValue, detail: webhook.message, field: webhook.field)
         default:
             context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])
             return Problem(.internalServerError, code: "internal", detail: "The server failed to handle the request (request id \(context.id)).")
         }
+    }
+
+    private static func problem(for error: IdentityError) -> Problem {
+        let status: HTTPResponse.Status
+        var headers: HTTPFields = [:]
+        switch error.code.kind {
+        case .unauthenticated:
+            status = .unauthorized
+            headers[.wwwAuthenticate] = "Bearer"
+        case .forbidden: status = .forbidden
+        case .notFound: status = .notFound
+        case .conflict: status = .conflict
+        default: status = .unprocessableContent
+        }
+        return Problem(status, code: error.code.rawValue, detail: error.message, field: error.field, headers: headers)
     }
 
     private static func problem(for http: HTTPError) -> Problem {

@@ -1,4 +1,5 @@
 public import Logging
+public import Metrics
 public import ServiceLifecycle
 
 /// Settings of the ledger, with defaults for production.
@@ -32,11 +33,23 @@ public final class Ledger: Sendable {
     public let clock: LedgerClock
     let writer: LedgerWriter
     let logger: Logger
+    let observer: LedgerObserver
 
     /// The kernel's migrations (ledger, counters, event outbox).
     public static var migrations: [Migration] { KernelMigrations.all }
 
-    public init(database: Database, configuration: LedgerConfiguration = .init(), clock: LedgerClock = .system, logger: Logger) {
+    /// - Parameters:
+    ///   - metrics: where to count transfers by result (`hub_ledger_transfers_total`); none by default.
+    ///   - onCommit: called after each commit that appended events (the event bus's `nudge`).
+    public init(
+        database: Database,
+        configuration: LedgerConfiguration = .init(),
+        clock: LedgerClock = .system,
+        logger: Logger,
+        metrics: (any MetricsFactory)? = nil,
+        onCommit: @escaping @Sendable () -> Void = {}
+    ) {
+        self.observer = LedgerObserver(metrics: metrics, onCommit: onCommit)
         self.database = database
         self.configuration = configuration
         self.clock = clock
@@ -62,9 +75,11 @@ public final class Ledger: Sendable {
         guard requests.count <= configuration.maxBatchTransfers else {
             throw TransferError(.batchTooLarge, "a batch holds at most \(configuration.maxBatchTransfers) transfers, got \(requests.count)")
         }
-        return try await withCheckedThrowingContinuation { continuation in
+        let results = try await withCheckedThrowingContinuation { continuation in
             writer.enqueue(.transfers(requests, continuation))
         }
+        observer.recorded(results)
+        return results
     }
 
     /// Applies one transfer.
@@ -75,9 +90,11 @@ public final class Ledger: Sendable {
     /// Voids up to `limit` holds whose timeout has passed and returns how many it voided.
     @discardableResult
     public func expireDue(limit: Int? = nil) async throws -> Int {
-        try await withCheckedThrowingContinuation { continuation in
+        let expired = try await withCheckedThrowingContinuation { continuation in
             writer.enqueue(.expire(limit: limit ?? configuration.expiryBatchLimit, continuation))
         }
+        if expired > 0 { observer.onCommit() }
+        return expired
     }
 
     // MARK: Reads

@@ -3,6 +3,10 @@
 #else
     import Darwin
 #endif
+import Foundation
+#if canImport(CoreFoundation)
+    import CoreFoundation
+#endif
 
 /// Nanoseconds since the Unix epoch, assigned by the ledger and strictly increasing across every
 /// transfer it records.
@@ -11,6 +15,13 @@ public struct LedgerTimestamp: Hashable, Sendable, Comparable, CustomStringConve
     public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
     public var description: String { RFC3339.format(nanoseconds: nanoseconds) }
+
+    /// This time moved by `duration` (clamped at the epoch and at the far end).
+    func adding(_ duration: Duration) -> LedgerTimestamp {
+        let (seconds, attoseconds) = duration.components
+        let delta = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        return LedgerTimestamp(nanoseconds: UInt64(clamping: Int64(bitPattern: nanoseconds) &+ delta))
+    }
 
     var sqlValue: SQLValue { .int(Int64(bitPattern: nanoseconds)) }
     init(row: SQLRow, _ index: Int) throws { nanoseconds = UInt64(bitPattern: try row.int(index)) }

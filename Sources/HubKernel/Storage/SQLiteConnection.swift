@@ -122,8 +122,15 @@ final class SQLiteConnection: SQLConnection {
         guard expected == binds.count else {
             throw DatabaseError(.query, "statement expects \(expected) values, got \(binds.count)", sql: sql)
         }
-        for (offset, value) in binds.enumerated() {
-            let index = Int32(offset + 1)
+        for index in Int32(1)...Int32(max(expected, 1)) where expected > 0 {
+            // SQLite numbers `$N` parameters by first appearance, not by N: `SET a = $3 WHERE b = $1`
+            // has `$3` at index 1. Bind by the number in the name so both backends read `$N` alike.
+            guard let name = sqlite3_bind_parameter_name(statement, index), name.pointee == UInt8(ascii: "$"),
+                let number = Int(String(cString: name + 1)), (1...binds.count).contains(number)
+            else {
+                throw DatabaseError(.query, "placeholders must be $1…$\(binds.count)", sql: sql)
+            }
+            let value = binds[number - 1]
             let rc: Int32
             switch value {
             case .null: rc = sqlite3_bind_null(statement, index)

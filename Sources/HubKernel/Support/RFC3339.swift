@@ -1,3 +1,4 @@
+import Foundation
 /// RFC 3339 timestamps in UTC with millisecond precision (`2026-11-21T09:30:00.123Z`), computed
 /// from integers (no `DateFormatter`: it is slow and locale-sensitive) straight into 24 bytes.
 enum RFC3339 {
@@ -42,5 +43,11 @@ enum RFC3339 {
             buffer[23] = UInt8(ascii: "Z")
             return 24
         }
+    }
+
+    /// A `Date` in the same form (nanoseconds since the epoch, rounded down to the microsecond
+    /// `Date` can hold).
+    static func string(_ date: Date) -> String {
+        format(nanoseconds: UInt64(max(0, (date.timeIntervalSince1970 * 1_000_000).rounded(.down))) * 1_000)
     }
 }

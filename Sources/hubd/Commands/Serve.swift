@@ -36,12 +36,27 @@ struct Serve: AsyncParsableCommand {
         )
         let database = try await Database.open(configuration.databaseURL)
         do {
-            let hub = try HubAssembly.make(database: database, pluginsFile: pluginsFile, logger: logger)
+            let hub = try HubAssembly.make(database: database, pluginsFile: pluginsFile, devLogin: configuration.devLogin, logger: logger)
             let migrator = HubAssembly.migrator(for: hub)
             if noMigrate {
                 try await migrator.requireCurrent(database)
             } else {
                 for step in try await migrator.migrate(database) { logger.info("applied migration \(step)") }
+            }
+            if configuration.devLogin {
+                logger.warning("HUB_DEV_LOGIN=1: anyone who can reach this hub can sign in as any user by email")
+            }
+            if let token = try await hub.identity.users.bootstrapIfNoAdmin() {
+                // Printed, not logged: it is a credential, and a log pipeline may keep it forever.
+                print(
+                    """
+                    No admin exists yet. Create the first one within this run with the one-time token:
+                      curl -X POST http://\(configuration.listenHost):\(configuration.listenPort)/v1/auth/bootstrap \\
+                        -H 'Content-Type: application/json' \\
+                        -d '{"token":"\(token)","email":"you@example.org","password":"at least 10 characters"}'
+                    or run `hubd admin create --email you@example.org --password-stdin`.
+                    """
+                )
             }
             let app = buildApplication(configuration: configuration, hub: hub)
             logger.info(

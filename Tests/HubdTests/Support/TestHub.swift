@@ -10,23 +10,43 @@ import Testing
 @testable import hubd
 
 /// TEST DOUBLE for the identity services in tests of other endpoints: the bearer credential
-/// `test:<user id>:<role>[,<role>][:<scope>,<scope>]` is that user with those roles (and, with
+/// `test|<user id>|<role>[,<role>][|<scope>,<scope>]` is that user with those roles (and, with
 /// the fourth part, an API key's scopes). The identity endpoints are tested with real tokens.
 struct TestAuthenticator: Authenticator {
     func authenticate(bearer credential: String) async throws -> Principal {
-        let parts = credential.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let parts = credential.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
         guard parts.count >= 3, parts[0] == "test" else {
             throw Problem(.unauthorized, code: "invalid_token", detail: "Not a test credential.")
         }
         let roles = Set(parts[2].split(separator: ",").compactMap { Role(rawValue: String($0)) })
-        let scopes = parts.count > 3 ? Set(parts[3].split(separator: ",").map(String.init)) : nil
-        return Principal(userID: parts[1], roles: roles, scopes: scopes)
+        let scopes = parts.count > 3 ? Set(try parts[3].split(separator: ",").map { try APIScope(validating: String($0)) }) : nil
+        return Principal(userID: testUserID(parts[1]), roles: roles, credential: .accessToken(tokenID: "test"), scopes: scopes)
     }
 }
 
+/// The user id a test name stands for (stable: derived from the name).
+func testUserID(_ name: String) -> UserID {
+    // FNV-1a over the name (Hasher is seeded per process, so it would not be stable).
+    var value: UInt128 = 0xcbf2_9ce4_8422_2325
+    for byte in name.utf8 { value = (value ^ UInt128(byte)) &* 0x0000_0000_0100_0000_0000_0000_0000_013B }
+    value = (value & ~(UInt128(0xF000) << 64)) | (UInt128(0x8000) << 64)
+    value = (value & ~(UInt128(0xC000) << 48)) | (UInt128(0x8000) << 48)
+    return UserID(rawValue: value)
+}
+
+/// `testUserID(name)` as the API writes it.
+func uid(_ name: String) -> String { testUserID(name).description }
+
 /// The `Authorization` header of a test caller.
 func bearer(_ user: String, _ roles: String = "member", scopes: String? = nil) -> HTTPFields {
-    [.authorization: "Bearer test:\(user):\(roles)" + (scopes.map { ":\($0)" } ?? "")]
+    [.authorization: "Bearer test|\(user)|\(roles)" + (scopes.map { "|\($0)" } ?? "")]
+}
+
+/// Password hashing at libsodium's minimum cost: the tests check behaviour, not hardness.
+var testIdentityConfiguration: IdentityConfiguration {
+    var configuration = IdentityConfiguration()
+    configuration.passwordParameters = .minimum
+    return configuration
 }
 
 /// A migrated hub on `backend` with its services running, and a client for its router.
@@ -35,6 +55,9 @@ func withTestHub(
     builtIn: [any RailPlugin.Type] = [],
     plugins: [PluginsFile.Entry] = [],
     clock: LedgerClock = .system,
+    realIdentity: Bool = false,
+    devLogin: Bool = false,
+    testing: TestingSetup = .router,
     _ body: @Sendable (Hub, any TestClientProtocol) async throws -> Void
 ) async throws {
     try await withDatabase(on: backend) { database in
@@ -45,13 +68,15 @@ func withTestHub(
             pluginsFile: PluginsFile(entries: plugins, path: "test-plugins.json"),
             builtIn: builtIn,
             ledgerConfiguration: ledgerConfiguration,
+            identityConfiguration: testIdentityConfiguration,
+            devLogin: devLogin,
             clock: clock,
             logger: Logger(label: "test"),
-            authenticator: TestAuthenticator()
+            authenticator: realIdentity ? nil : TestAuthenticator()
         )
         try await HubAssembly.migrator(for: hub).migrate(database)
         let app = Application(router: buildRouter(hub: hub), services: hub.services)
-        try await app.test(.router) { client in
+        try await app.test(testing) { client in
             try await body(hub, client)
         }
     }
@@ -64,6 +89,11 @@ extension TestResponse {
     }
 
     var text: String { String(buffer: body) }
+
+    /// The body as a JSON object, empty when it is not one (for use inside `#expect`).
+    var object: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]) ?? [:]
+    }
 }
 
 /// A JSON request body.

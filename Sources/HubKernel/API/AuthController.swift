@@ -1,0 +1,107 @@
+import Foundation
+import HTTPTypes
+public import Hummingbird
+
+/// `/v1/auth/*`: password sign-in, refresh, logout, the first-admin bootstrap, wallet sign-in and
+/// (only when enabled) dev login. Every route here is reachable without credentials, so each one
+/// is rate-limited per client address.
+public struct AuthController: Sendable {
+    let identity: Identity
+    let limiter: RateLimiter
+    let devLogin: Bool
+
+    public init(identity: Identity, limiter: RateLimiter, devLogin: Bool) {
+        self.identity = identity
+        self.limiter = limiter
+        self.devLogin = devLogin
+    }
+
+    public func addRoutes(to v1: RouterGroup<HubRequestContext>) {
+        let auth = v1.group("auth").add(middleware: RateLimitMiddleware(limiter: limiter, bucket: "auth", rule: .authentication))
+        auth.post("login", use: login)
+        auth.post("refresh", use: refresh)
+        auth.post("logout", use: logout)
+        auth.post("bootstrap", use: bootstrap)
+        auth.post("wallet/challenge", use: walletChallenge)
+        auth.post("wallet/login", use: walletLogin)
+        if devLogin { auth.post("dev-login", use: developmentLogin) }
+    }
+
+    @Sendable func login(_ request: Request, context: HubRequestContext) async throws -> Response {
+        var request = request
+        let body = try await request.decodeJSON(as: LoginRequest.self, context: context)
+        let signedIn = try await identity.users.login(email: body.email, password: body.password)
+        return try context.json(SessionRepresentation(signedIn.tokens, user: signedIn.user))
+    }
+
+    @Sendable func refresh(_ request: Request, context: HubRequestContext) async throws -> Response {
+        var request = request
+        let body = try await request.decodeJSON(as: RefreshRequest.self, context: context)
+        let tokens = try await identity.tokens.refresh(body.refreshToken)
+        return try context.json(SessionRepresentation(tokens, user: nil))
+    }
+
+    @Sendable func logout(_ request: Request, context: HubRequestContext) async throws -> Response {
+        var request = request
+        let body = try await request.decodeJSON(as: RefreshRequest.self, context: context)
+        try await identity.tokens.logout(refreshToken: body.refreshToken)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func bootstrap(_ request: Request, context: HubRequestContext) async throws -> Response {
+        var request = request
+        let body = try await request.decodeJSON(as: BootstrapRequest.self, context: context)
+        let signedIn = try await identity.users.redeemBootstrap(
+            token: body.token,
+            email: body.email,
+            password: body.password,
+            displayName: body.displayName ?? "Administrator"
+        )
+        return try context.json(SessionRepresentation(signedIn.tokens, user: signedIn.user), status: .created)
+    }
+
+    @Sendable func walletChallenge(_ request: Request, context: HubRequestContext) async throws -> Response {
+        var request = request
+        let body = try await request.decodeJSON(as: WalletChallengeRequest.self, context: context)
+        let challenge = try await identity.wallets.challenge(scheme: body.scheme, address: body.address)
+        return try context.json(WalletChallengeRepresentation(challenge), status: .created)
+    }
+
+    @Sendable func walletLogin(_ request: Request, context: HubRequestContext) async throws -> Response {
+        var request = request
+        let body = try await request.decodeJSON(as: WalletLoginRequest.self, context: context)
+        guard let signature = HexBytes.decode(body.signature) else {
+            throw Problem.invalid("signature", "The signature is hex, with or without `0x`.")
+        }
+        let signedIn = try await identity.wallets.login(nonce: body.nonce, signature: signature)
+        return try context.json(SessionRepresentation(signedIn.tokens, user: signedIn.user), status: signedIn.created ? .created : .ok)
+    }
+
+    /// Signs in as an existing user by email alone. Registered only when `HUB_DEV_LOGIN=1`.
+    @Sendable func developmentLogin(_ request: Request, context: HubRequestContext) async throws -> Response {
+        var request = request
+        let body = try await request.decodeJSON(as: DevLoginRequest.self, context: context)
+        guard let user = try await identity.users.user(email: body.email) else { throw Problem.notFound("user") }
+        let tokens = try await identity.tokens.issue(for: user)
+        return try context.json(SessionRepresentation(tokens, user: user))
+    }
+}
+
+/// Hex text to bytes, `0x` optional.
+enum HexBytes {
+    static func decode(_ text: String) -> [UInt8]? {
+        var digits = Substring(text)
+        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
+        guard digits.count % 2 == 0, !digits.isEmpty else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = digits.startIndex
+        while index < digits.endIndex {
+            let next = digits.index(index, offsetBy: 2)
+            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,2 @@
+/// The identity services are what authenticates API requests.
+extension Identity: Authenticator {}

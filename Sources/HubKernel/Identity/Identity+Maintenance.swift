@@ -1,0 +1,16 @@
+extension Identity {
+    /// Deletes rows that can never be used again: refresh tokens past their expiry (used,
+    /// revoked or not) and wallet challenges past theirs. Returns how many rows it deleted.
+    ///
+    /// Correctness never depends on it (expired rows are refused either way); it only keeps the
+    /// tables small. Run it now and then, e.g. daily from a service.
+    @discardableResult
+    public func purgeExpired() async throws -> Int {
+        let now = clock.now()
+        return try await database.write { connection in
+            let tokens = try connection.execute("DELETE FROM hub_refresh_tokens WHERE expires_at <= $1", [now.sqlValue])
+            let challenges = try connection.execute("DELETE FROM hub_wallet_challenges WHERE expires_at <= $1", [now.sqlValue])
+            return tokens + challenges
+        }
+    }
+}

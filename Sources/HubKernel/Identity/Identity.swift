@@ -1,0 +1,67 @@
+public import Logging
+public import NIOPosix
+
+/// The hub's people: users and roles, passwords, sessions (access and refresh tokens), API keys,
+/// wallet sign-in and the first admin. Every change appends an event in its own transaction.
+///
+/// This is the API the HTTP layer, the CLI and plugins use; it knows nothing of HTTP. Errors are
+/// ``IdentityError``s whose ``IdentityError/kind`` maps to a status.
+///
+/// ```swift
+/// let identity = Identity(database: db, logger: logger)
+/// if let token = try await identity.users.bootstrapIfNoAdmin() { logger.notice("bootstrap token: \(token)") }
+/// let signedIn = try await identity.users.login(email: "ann@example.org", password: password)
+/// let caller = try await identity.authenticate(bearer: signedIn.tokens.accessToken)
+/// ```
+public final class Identity: Sendable {
+    public let database: Database
+    public let configuration: IdentityConfiguration
+    /// The time every expiry is measured against.
+    public let clock: LedgerClock
+    /// argon2id hashing with ``IdentityConfiguration/passwordParameters``.
+    public let passwords: PasswordHasher
+    /// Users, password sign-in, the bootstrap token and the CLI admin.
+    public let users: UserService
+    /// Access tokens, refresh, logout.
+    public let tokens: TokenService
+    /// API keys.
+    public let apiKeys: APIKeyService
+    /// Wallet sign-in and the scheme registry rails fill.
+    public let wallets: WalletSignIn
+
+    /// - Parameters:
+    ///   - database: a database with the kernel migrations applied (``Ledger/migrations``
+    ///     includes identity's).
+    ///   - clock: the time for expiry decisions; tests pass a manual clock.
+    ///   - schemes: where rails register wallet signature schemes; rails may also reach it later
+    ///     as `identity.wallets.schemes`.
+    ///   - threadPool: where password hashing runs (never the cooperative pool).
+    public init(
+        database: Database,
+        configuration: IdentityConfiguration = .init(),
+        clock: LedgerClock = .system,
+        schemes: WalletSchemeRegistry = .init(),
+        threadPool: NIOThreadPool = .singleton,
+        logger: Logger
+    ) {
+        let context = IdentityContext(database: database, configuration: configuration, clock: clock, logger: logger)
+        self.database = database
+        self.configuration = configuration
+        self.clock = clock
+        passwords = PasswordHasher(parameters: configuration.passwordParameters, threadPool: threadPool)
+        tokens = TokenService(context: context)
+        users = UserService(context: context, passwords: passwords, tokens: tokens)
+        apiKeys = APIKeyService(context: context)
+        wallets = WalletSignIn(context: context, schemes: schemes, tokens: tokens)
+    }
+
+    /// The caller behind an `Authorization: Bearer` credential (without the `Bearer ` word): an
+    /// API key when it starts with `hub_`, otherwise an access token.
+    /// - Throws: the errors of ``APIKeyService/authenticate(_:)`` or ``TokenService/verify(accessToken:)``.
+    public func authenticate(bearer credential: String) async throws -> Principal {
+        if credential.hasPrefix(APIKeyService.prefix) {
+            return try await apiKeys.authenticate(credential)
+        }
+        return try await tokens.verify(accessToken: credential)
+    }
+}

@@ -1,0 +1,16 @@
+import Foundation
+
+/// Identity keeps times as the ledger does (nanoseconds since the Unix epoch in a `{bigint}`
+/// column, from the injected ``LedgerClock``) and shows them as `Date`.
+extension LedgerTimestamp {
+    var date: Date { Date(timeIntervalSince1970: Double(nanoseconds) / 1_000_000_000) }
+
+
+    /// Whole seconds, as JWT claims carry them.
+    var wholeSeconds: Date { Date(timeIntervalSince1970: Double(nanoseconds / 1_000_000_000)) }
+}
+
+extension SQLRow {
+    func timestamp(_ index: Int) throws -> LedgerTimestamp { try LedgerTimestamp(row: self, index) }
+    func optionalTimestamp(_ index: Int) throws -> LedgerTimestamp? { isNull(index) ? nil : try LedgerTimestamp(row: self, index) }
+}

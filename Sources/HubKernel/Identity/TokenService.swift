@@ -1,0 +1,130 @@
+import Foundation
+import JWTKit
+import Logging
+import Synchronization
+
+/// Access and refresh tokens.
+///
+/// - Access tokens are JWTs signed with HS256. The key is 64 random bytes kept in `hub_secrets`,
+///   made on first use, so tokens survive restarts and are valid on every process sharing the
+///   database. Claims: `sub` (user id), `roles`, `iat`, `exp`, `jti`, `iss`.
+/// - Refresh tokens are opaque `hubr_…` strings, stored as SHA-256. They rotate: each use marks
+///   the token used and issues a new pair in the same *family*. A used token presented again
+///   means one of two holders is not the user, so the whole family is revoked (reuse detection,
+///   as in the OAuth 2.0 security BCP) and the call fails with `refresh_reused`. Two concurrent
+///   refreshes with one token therefore succeed once and then end the session.
+public final class TokenService: Sendable {
+    static let refreshPrefix = "hubr_"
+
+    let context: IdentityContext
+    private let signer = Mutex<JWTKeyCollection?>(nil)
+
+    init(context: IdentityContext) {
+        self.context = context
+    }
+
+    // MARK: Issuing
+
+    /// Starts a new session for `user`: a new refresh-token family and an access token.
+    /// For sign-in paths (password, wallet, bootstrap, a dev login); callers check the credentials.
+    /// The user is re-read in the same transaction, so the roles are current and a user disabled
+    /// meanwhile gets no session.
+    /// - Throws: `user_not_found`, `user_disabled`.
+    public func issue(for user: User) async throws -> TokenPair {
+        let now = context.now()
+        let refresh = OpaqueToken.generate(prefix: Self.refreshPrefix)
+        let expiresAt = now.adding(context.configuration.refreshTokenLifetime)
+        let family = IdentityCrypto.uuid()
+        let current = try await context.database.write { connection -> User in
+            guard let current = try UserStore.find(user.id, on: connection)?.user else {
+                throw IdentityError(.userNotFound, "no user \(user.id)")
+            }
+            guard !current.disabled else { throw IdentityError(.userDisabled, "this account is disabled") }
+            try Self.insertRefresh(refresh, family: family, userID: user.id, now: now, expiresAt: expiresAt, on: connection)
+            return current
+        }
+        return try await pair(for: current, refresh: refresh, refreshExpiresAt: expiresAt, now: now)
+    }
+
+    func pair(for user: User, refresh: OpaqueToken, refreshExpiresAt: LedgerTimestamp, now: LedgerTimestamp) async throws -> TokenPair {
+        let issuedAt = now.wholeSeconds
+        let expires = issuedAt.addingTimeInterval(Self.seconds(context.configuration.accessTokenLifetime))
+        let claims = AccessTokenClaims(
+            sub: SubjectClaim(value: user.id.description),
+            roles: user.roles.sorted().map(\.rawValue),
+            iat: IssuedAtClaim(value: issuedAt),
+            exp: ExpirationClaim(value: expires),
+            jti: IDClaim(value: IdentityCrypto.base64URL(IdentityCrypto.randomBytes(16))),
+            iss: IssuerClaim(value: context.configuration.issuer)
+        )
+        let token = try await signingKeys().sign(claims)
+        return TokenPair(
+            accessToken: token,
+            accessTokenExpiresAt: expires,
+            refreshToken: refresh.plaintext,
+            refreshTokenExpiresAt: refreshExpiresAt.date
+        )
+    }
+
+    static func insertRefresh(
+        _ token: OpaqueToken,
+        family: String,
+        userID: UserID,
+        now: LedgerTimestamp,
+        expiresAt: LedgerTimestamp,
+        id: String = IdentityCrypto.uuid(),
+        on connection: any SQLConnection
+    ) throws {
+        try connection.execute(
+            "INSERT INTO hub_refresh_tokens (id, user_id, family_id, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)",
+            [.text(id), userID.text, .text(family), .bytes(token.hash), now.sqlValue, expiresAt.sqlValue]
+        )
+    }
+
+    // MARK: Verifying
+
+    /// The caller behind an access token.
+    /// - Throws: `token_invalid` (malformed, bad signature, wrong issuer, unknown user),
+    ///   `token_expired`, `user_disabled`.
+    public func verify(accessToken: String) async throws -> Principal {
+        // Loaded outside the `do`, so a database failure is reported as one, not as a bad token.
+        let keys = try await signingKeys()
+        let claims: AccessTokenClaims
+        do {
+            claims = try await keys.verify(accessToken, as: AccessTokenClaims.self)
+        } catch {
+            throw IdentityError(.tokenInvalid, "the access token is not one this hub signed")
+        }
+        guard claims.iss.value == context.configuration.issuer, let userID = UserID(claims.sub.value) else {
+            throw IdentityError(.tokenInvalid, "the access token is not one this hub signed")
+        }
+        guard context.now().date < claims.exp.value else {
+            throw IdentityError(.tokenExpired, "the access token has expired; refresh it")
+        }
+        let row = try await context.database.read { try UserStore.find(userID, on: $0) }
+        guard let user = row?.user else { throw IdentityError(.tokenInvalid, "the access token's user no longer exists") }
+        guard !user.disabled else { throw IdentityError(.userDisabled, "this account is disabled") }
+        return Principal(userID: user.id, roles: user.roles, credential: .accessToken(tokenID: claims.jti.value), scopes: nil)
+    }
+
+    /// The HS256 key collection, loaded (or created) from `hub_secrets` on first use.
+    private func signingKeys() async throws -> JWTKeyCollection {
+        if let keys = signer.withLock({ $0 }) { return keys }
+        let now = context.now()
+        let secret = try await context.database.write { connection in
+            try HubSecrets.value(named: HubSecrets.jwtSigningKey, orCreate: { IdentityCrypto.randomBytes(64) }, at: now, on: connection)
+        }
+        let keys = JWTKeyCollection()
+        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        return signer.withLock { stored in
+            if let stored { return stored }
+            stored = keys
+            return keys
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,219 @@
+/// Sign-in with a wallet: the hub issues a challenge, the wallet signs its message, the hub
+/// checks the signature with the scheme's verifier and signs in the user linked to the address,
+/// creating a member on first sign-in.
+///
+/// ```swift
+/// let challenge = try await identity.wallets.challenge(scheme: "sr25519", address: address)
+/// // the wallet signs challenge.message
+/// let signedIn = try await identity.wallets.login(nonce: challenge.nonce, signature: signature)
+/// ```
+///
+/// Challenges are single use and expire (five minutes by default). A wrong signature leaves the
+/// challenge open (bad input changes nothing), a correct one consumes it even when a replay
+/// races it: the second answer gets `challenge_used`.
+public final class WalletSignIn: Sendable {
+    /// Where rails register the schemes they verify.
+    public let schemes: WalletSchemeRegistry
+    let context: IdentityContext
+    let tokens: TokenService
+
+    /// Expired challenges older than this are deleted when new ones are issued.
+    static let challengeRetention: Duration = .seconds(3600)
+
+    init(context: IdentityContext, schemes: WalletSchemeRegistry, tokens: TokenService) {
+        self.context = context
+        self.schemes = schemes
+        self.tokens = tokens
+    }
+
+    /// Issues a challenge for `address` under `scheme`.
+    /// - Throws: `unknown_scheme`, `invalid_address`.
+    public func challenge(scheme: String, address: String) async throws -> WalletChallenge {
+        let verifier = try schemes.require(scheme)
+        let address = try Self.normalise(address, with: verifier)
+        let now = context.now()
+        let expiresAt = now.adding(context.configuration.challengeLifetime)
+        let nonce = IdentityCrypto.hex(IdentityCrypto.randomBytes(16))
+        let message = WalletChallenge.message(
+            domain: context.configuration.domain,
+            hubName: context.configuration.hubName,
+            scheme: scheme,
+            address: address,
+            nonce: nonce,
+            issuedAt: now,
+            expiresAt: expiresAt
+        )
+        let purgeBefore = now.adding(.zero - Self.challengeRetention)
+        try await context.database.write { connection in
+            try connection.execute("DELETE FROM hub_wallet_challenges WHERE expires_at < $1", [purgeBefore.sqlValue])
+            try connection.execute(
+                "INSERT INTO hub_wallet_challenges (nonce, scheme, address, message, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)",
+                [.text(nonce), .text(scheme), .text(address), .text(message), now.sqlValue, expiresAt.sqlValue]
+            )
+        }
+        return WalletChallenge(nonce: nonce, scheme: scheme, address: address, message: message, issuedAt: now.date, expiresAt: expiresAt.date)
+    }
+
+    /// Answers a challenge and signs in the user linked to its address, creating a member (with
+    /// no email and no password) and the link on first use, which appends `identity.user.created`
+    /// and `identity.wallet.linked`.
+    /// - Throws: `challenge_unknown`, `challenge_used`, `challenge_expired`, `unknown_scheme`,
+    ///   `invalid_signature`, `user_disabled`.
+    public func login(nonce: String, signature: [UInt8]) async throws -> WalletSignedIn {
+        let challenge = try await verifiedChallenge(nonce: nonce, signature: signature)
+        let now = context.now()
+        let (user, created) = try await context.database.write { connection -> (User, Bool) in
+            try Self.consume(challenge, at: now, on: connection)
+            if let linked = try Self.linkedUser(challenge.scheme, challenge.address, on: connection) {
+                guard !linked.disabled else { throw IdentityError(.userDisabled, "this account is disabled") }
+                return (linked, false)
+            }
+            let user = try UserStore.insert(
+                email: nil,
+                displayName: Self.displayName(scheme: challenge.scheme, address: challenge.address),
+                roles: [.member],
+                passwordHash: nil,
+                createdBy: nil,
+                via: "wallet",
+                at: now,
+                on: connection
+            )
+            try Self.insertLink(challenge, userID: user.id, at: now, on: connection)
+            return (user, true)
+        }
+        return WalletSignedIn(user: user, tokens: try await tokens.issue(for: user), created: created)
+    }
+
+    /// Answers a challenge to link its address to an existing user (one signed in another way).
+    /// Linking an address already linked to that user changes nothing.
+    /// - Throws: the errors of ``login(nonce:signature:)``, `user_not_found`, and
+    ///   `wallet_linked_elsewhere` when the address belongs to another user.
+    @discardableResult
+    public func link(nonce: String, signature: [UInt8], to userID: UserID) async throws -> WalletLink {
+        let challenge = try await verifiedChallenge(nonce: nonce, signature: signature)
+        let now = context.now()
+        return try await context.database.write { connection in
+            try Self.consume(challenge, at: now, on: connection)
+            guard try UserStore.find(userID, lock: true, on: connection) != nil else {
+                throw IdentityError(.userNotFound, "no user \(userID)")
+            }
+            if let existing = try Self.link(challenge.scheme, challenge.address, on: connection) {
+                guard existing.userID == userID else {
+                    throw IdentityError(.walletLinkedElsewhere, "this address is linked to another account", field: "address")
+                }
+                return existing
+            }
+            return try Self.insertLink(challenge, userID: userID, at: now, on: connection)
+        }
+    }
+
+    /// The wallet addresses linked to `userID`, oldest first.
+    public func links(for userID: UserID) async throws -> [WalletLink] {
+        try await context.database.read { connection in
+            try connection.query(
+                "SELECT scheme, address, user_id, created_at FROM hub_wallet_links WHERE user_id = $1 ORDER BY created_at, scheme, address",
+                [userID.text]
+            ).map(Self.link)
+        }
+    }
+
+    // MARK: Steps
+
+    /// Reads the challenge and checks it is open and the signature good. Read-only: a refused
+    /// answer leaves the challenge as it was. ``consume(_:at:on:)`` re-checks under the write lock.
+    private func verifiedChallenge(nonce: String, signature: [UInt8]) async throws -> WalletChallenge {
+        let now = context.now()
+        let found = try await context.database.read { try Self.challenge(nonce, on: $0) }
+        guard let (challenge, used) = found else {
+            throw IdentityError(.challengeUnknown, "unknown challenge; request a new one", field: "nonce")
+        }
+        guard !used else { throw IdentityError(.challengeUsed, "this challenge has already been answered", field: "nonce") }
+        guard now.date < challenge.expiresAt else {
+            throw IdentityError(.challengeExpired, "this challenge has expired; request a new one", field: "nonce")
+        }
+        let verifier = try schemes.require(challenge.scheme)
+        // Signature checks are CPU work of tens of microseconds, not blocking I/O: they run inline.
+        let valid = (try? verifier.verify(message: Array(challenge.message.utf8), signature: signature, address: challenge.address)) ?? false
+        guard valid else {
+            throw IdentityError(.invalidSignature, "the signature does not match the challenge and address", field: "signature")
+        }
+        return challenge
+    }
+
+    static func normalise(_ address: String, with verifier: any WalletSignatureVerifier) throws -> String {
+        do {
+            return try verifier.normalise(address: address)
+        } catch let error as IdentityError {
+            throw error
+        } catch {
+            throw IdentityError(.invalidAddress, "not a \(verifier.scheme) address: \(error)", field: "address")
+        }
+    }
+
+    /// Marks the challenge used, refusing one used or expired meanwhile (a concurrent replay).
+    static func consume(_ challenge: WalletChallenge, at now: LedgerTimestamp, on connection: any SQLConnection) throws {
+        let changed = try connection.execute(
+            "UPDATE hub_wallet_challenges SET used_at = $1 WHERE nonce = $2 AND used_at IS NULL AND expires_at > $1",
+            [now.sqlValue, .text(challenge.nonce)]
+        )
+        guard changed == 1 else {
+            guard let (_, used) = try Self.challenge(challenge.nonce, on: connection), !used else {
+                throw IdentityError(.challengeUsed, "this challenge has already been answered", field: "nonce")
+            }
+            throw IdentityError(.challengeExpired, "this challenge has expired; request a new one", field: "nonce")
+        }
+    }
+
+    static func challenge(_ nonce: String, on connection: any SQLConnection) throws -> (WalletChallenge, used: Bool)? {
+        guard
+            let row = try connection.queryFirst(
+                "SELECT nonce, scheme, address, message, created_at, expires_at, used_at FROM hub_wallet_challenges WHERE nonce = $1",
+                [.text(nonce)]
+            )
+        else { return nil }
+        let challenge = WalletChallenge(
+            nonce: try row.text(0),
+            scheme: try row.text(1),
+            address: try row.text(2),
+            message: try row.text(3),
+            issuedAt: try row.timestamp(4).date,
+            expiresAt: try row.timestamp(5).date
+        )
+        return (challenge, !row.isNull(6))
+    }
+
+    static func link(_ scheme: String, _ address: String, on connection: any SQLConnection) throws -> WalletLink? {
+        try connection.queryFirst(
+            "SELECT scheme, address, user_id, created_at FROM hub_wallet_links WHERE scheme = $1 AND address = $2",
+            [.text(scheme), .text(address)]
+        ).map(link)
+    }
+
+    static func link(_ row: SQLRow) throws -> WalletLink {
+        WalletLink(scheme: try row.text(0), address: try row.text(1), userID: try UserID(text: row, 2), createdAt: try row.timestamp(3).date)
+    }
+
+    static func linkedUser(_ scheme: String, _ address: String, on connection: any SQLConnection) throws -> User? {
+        guard let link = try link(scheme, address, on: connection) else { return nil }
+        return try UserStore.find(link.userID, on: connection)?.user
+    }
+
+    @discardableResult
+    static func insertLink(_ challenge: WalletChallenge, userID: UserID, at now: LedgerTimestamp, on connection: any SQLConnection) throws
+        -> WalletLink
+    {
+        let link = WalletLink(scheme: challenge.scheme, address: challenge.address, userID: userID, createdAt: now.date)
+        try connection.execute(
+            "INSERT INTO hub_wallet_links (scheme, address, user_id, created_at) VALUES ($1, $2, $3, $4)",
+            [.text(link.scheme), .text(link.address), userID.text, now.sqlValue]
+        )
+        try EventLog.append([IdentityEvents.walletLinked(link, at: now)], on: connection)
+        return link
+    }
+
+    /// `sr25519 5Grwva…utQY`: enough of the address to recognise, short enough for a list.
+    static func displayName(scheme: String, address: String) -> String {
+        let short = address.count > 14 ? "\(address.prefix(6))…\(address.suffix(4))" : address
+        return "\(scheme) \(short)"
+    }
+}

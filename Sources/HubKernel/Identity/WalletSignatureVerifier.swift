@@ -1,0 +1,31 @@
+/// Checks signatures of one wallet scheme. Rails register theirs in the
+/// ``WalletSchemeRegistry``: the Substrate rail `sr25519` and `ed25519`, the EVM rail `eip191`
+/// (`personal_sign` over secp256k1). The kernel knows no scheme itself.
+///
+/// ```swift
+/// struct PersonalSignVerifier: WalletSignatureVerifier {
+///     let scheme = "eip191"
+///     func normalise(address: String) throws -> String { try EthereumAddress(address).checksummed }
+///     func verify(message: [UInt8], signature: [UInt8], address: String) throws -> Bool {
+///         try PersonalSign.recover(message: message, signature: signature) == EthereumAddress(address)
+///     }
+/// }
+/// identity.wallets.schemes.register(PersonalSignVerifier())
+/// ```
+public protocol WalletSignatureVerifier: Sendable {
+    /// The scheme's name as clients send it: lowercase letters, digits and `-`, e.g. `sr25519`.
+    var scheme: String { get }
+
+    /// The canonical form of `address` (checksummed hex, SS58 with the hub's prefix, …), so one
+    /// wallet always links to one user however the client wrote it.
+    /// - Throws: any error for an address that is not one of this scheme; identity reports it
+    ///   as `invalid_address`.
+    func normalise(address: String) throws -> String
+
+    /// Whether `signature` over `message` was made by the key behind `address` (already
+    /// normalised). `message` is the challenge text as UTF-8, exactly as shown to the user; any
+    /// wrapping the wallet applies before signing (EIP-191's prefix, polkadot.js's `<Bytes>`)
+    /// is the verifier's to reproduce.
+    /// - Throws: for a malformed signature; identity reports it, like `false`, as `invalid_signature`.
+    func verify(message: [UInt8], signature: [UInt8], address: String) throws -> Bool
+}

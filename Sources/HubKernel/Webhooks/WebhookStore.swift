@@ -1,0 +1,190 @@
+public import Metrics
+
+/// Webhook endpoints and their delivery records: what the HTTP API manages and shows.
+///
+/// Every method validates before it writes, so a refused request changes nothing. Errors are
+/// ``WebhookError``s with a stable `code` (`invalid_url`, `invalid_filter`, `invalid_field`,
+/// `invalid_cursor`, `not_found`) and the `field` at fault.
+///
+/// ```swift
+/// let store = WebhookStore(database: db, client: CurlWebhookClient())
+/// let endpoint = try await store.create(NewWebhookEndpoint(url: "https://example.com/hook", eventTypes: ["ledger.transfer.*"]))
+/// print(endpoint.secret!)  // shown once: give it to the receiver
+/// ```
+public struct WebhookStore: Sendable {
+    public let database: Database
+    let clock: WebhookClock
+    let attempter: WebhookAttempter
+
+    /// - Parameters:
+    ///   - database: a database migrated with the kernel's migrations.
+    ///   - client: sends manual redeliveries.
+    ///   - configuration: the request timeout for manual redeliveries.
+    ///   - clock: timestamps of changes and attempts.
+    ///   - metrics: counts manual attempts with the dispatcher's metrics, when given.
+    public init(
+        database: Database,
+        client: any WebhookHTTPClient,
+        configuration: WebhookConfiguration = WebhookConfiguration(),
+        clock: WebhookClock = .system,
+        metrics: (any MetricsFactory)? = nil
+    ) {
+        self.database = database
+        self.clock = clock
+        attempter = WebhookAttempter(
+            client: client,
+            clock: clock,
+            timeout: configuration.requestTimeout,
+            metrics: metrics.map(WebhookMetrics.init(factory:))
+        )
+    }
+
+    // MARK: Endpoints
+
+    /// Creates an endpoint with a new random secret and returns it, secret included (the only
+    /// time it is returned besides ``rotateSecret(_:)``).
+    ///
+    /// The endpoint starts at the current end of the event log unless `startAfterSequence` says
+    /// otherwise. The end is read under the event counter's lock, so an event committed after this
+    /// call returns is delivered and one committed before it is not.
+    /// - Throws: ``WebhookError`` `invalid_url`, `invalid_filter` or `invalid_field`
+    ///   (`description`, `created_by`, `start_after_sequence`).
+    public func create(_ new: NewWebhookEndpoint) async throws -> WebhookEndpoint {
+        let url = try WebhookValidation.url(new.url)
+        let description = try WebhookValidation.description(new.description)
+        let filter = try WebhookEventFilter(validating: new.eventTypes)
+        if let createdBy = new.createdBy, createdBy.isEmpty || createdBy.utf8.count > 200 {
+            throw WebhookError(.invalidField, "created_by must be 1 to 200 bytes", field: "created_by")
+        }
+        let start = new.startAfterSequence
+        if let start, start < 0 {
+            throw WebhookError(.invalidField, "start_after_sequence must not be negative", field: "start_after_sequence")
+        }
+        let endpoint = WebhookEndpoint(
+            id: .random(),
+            url: url,
+            description: description,
+            eventTypes: filter.patterns,
+            enabled: new.enabled,
+            createdAt: clock.now(),
+            updatedAt: clock.now(),
+            createdBy: new.createdBy,
+            secret: StandardWebhookSigner.generateSecret()
+        )
+        let types = WebhookRows.encodeTypes(endpoint.eventTypes)
+        return try await database.write { connection in
+            let last = try Counters.read(.eventSequence, on: connection)
+            if let start, start > last {
+                throw WebhookError(
+                    .invalidField,
+                    "start_after_sequence \(start) is past the end of the event log (\(last))",
+                    field: "start_after_sequence"
+                )
+            }
+            try connection.execute(
+                """
+                INSERT INTO hub_webhook_endpoints (id, url, description, secret, event_types, enabled, created_at, updated_at, created_by,
+                    cursor_sequence, next_attempt_at, head_attempts, consecutive_failures, failed_permanently, lease_owner, lease_until)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL, 0, 0, 0, NULL, NULL)
+                """,
+                [
+                    endpoint.id.textValue, .text(endpoint.url), .text(endpoint.description), .text(endpoint.secret!), .text(types),
+                    .int(endpoint.enabled ? 1 : 0), endpoint.createdAt.sqlValue, endpoint.updatedAt.sqlValue,
+                    .optional(endpoint.createdBy.map(SQLValue.text)), .int(start ?? last),
+                ]
+            )
+            return endpoint
+        }
+    }
+
+    /// Every endpoint, oldest first, without secrets.
+    public func list() async throws -> [WebhookEndpoint] {
+        try await database.read { connection in
+            try connection.query("SELECT \(WebhookRows.endpointColumns) FROM hub_webhook_endpoints ORDER BY created_at, id")
+                .map(WebhookRows.endpoint)
+        }
+    }
+
+    /// One endpoint, without its secret.
+    /// - Throws: ``WebhookError`` `not_found`.
+    public func get(_ id: WebhookEndpointID) async throws -> WebhookEndpoint {
+        try await database.read { connection in try Self.endpoint(id, on: connection) }
+    }
+
+    /// Changes the fields that `update` sets. Changing the URL or the filters, or enabling the
+    /// endpoint, also makes a waiting retry due now: what failed may work at the new address or
+    /// after the pause, and an event the new filters exclude no longer blocks the ones after it.
+    /// - Throws: ``WebhookError`` `not_found`, `invalid_url`, `invalid_filter`, `invalid_field`.
+    public func update(_ id: WebhookEndpointID, _ update: WebhookEndpointUpdate) async throws -> WebhookEndpoint {
+        let url = try update.url.map(WebhookValidation.url)
+        let description = try update.description.map(WebhookValidation.description)
+        let types = try update.eventTypes.map { try WebhookEventFilter(validating: $0).patterns }
+        let now = clock.now()
+        return try await database.write { connection in
+            let current = try Self.endpoint(id, on: connection, forUpdate: true)
+            var changed = current
+            if let url { changed.url = url }
+            if let description { changed.description = description }
+            if let types { changed.eventTypes = types }
+            if let enabled = update.enabled { changed.enabled = enabled }
+            guard changed != current else { return current }
+            changed.updatedAt = now
+            let retryNow = changed.url != current.url || changed.eventTypes != current.eventTypes || (changed.enabled && !current.enabled)
+            try connection.execute(
+                """
+                UPDATE hub_webhook_endpoints SET url = $1, description = $2, event_types = $3, enabled = $4, updated_at = $5,
+                    next_attempt_at = CASE WHEN $6 = 1 THEN NULL ELSE next_attempt_at END
+                WHERE id = $7
+                """,
+                [
+                    .text(changed.url), .text(changed.description), .text(WebhookRows.encodeTypes(changed.eventTypes)),
+                    .int(changed.enabled ? 1 : 0), now.sqlValue, .int(retryNow ? 1 : 0), id.textValue,
+                ]
+            )
+            return changed
+        }
+    }
+
+    /// Deletes an endpoint and its delivery records.
+    /// - Throws: ``WebhookError`` `not_found`.
+    public func delete(_ id: WebhookEndpointID) async throws {
+        try await database.write { connection in
+            guard try connection.execute("DELETE FROM hub_webhook_endpoints WHERE id = $1", [id.textValue]) == 1 else {
+                throw Self.notFound(id)
+            }
+        }
+    }
+
+    /// Replaces the endpoint's secret with a new random one and returns the endpoint with it.
+    /// The old secret stops working at once (requests in flight were signed with it).
+    /// - Throws: ``WebhookError`` `not_found`.
+    public func rotateSecret(_ id: WebhookEndpointID) async throws -> WebhookEndpoint {
+        let secret = StandardWebhookSigner.generateSecret()
+        let now = clock.now()
+        return try await database.write { connection in
+            var endpoint = try Self.endpoint(id, on: connection, forUpdate: true)
+            try connection.execute(
+                "UPDATE hub_webhook_endpoints SET secret = $1, updated_at = $2 WHERE id = $3",
+                [.text(secret), now.sqlValue, id.textValue]
+            )
+            endpoint.secret = secret
+            endpoint.updatedAt = now
+            return endpoint
+        }
+    }
+
+    static func endpoint(_ id: WebhookEndpointID, on connection: any SQLConnection, forUpdate: Bool = false) throws -> WebhookEndpoint {
+        let lock = forUpdate ? connection.dialect.forUpdate : ""
+        guard
+            let row = try connection.queryFirst(
+                "SELECT \(WebhookRows.endpointColumns) FROM hub_webhook_endpoints WHERE id = $1" + lock,
+                [id.textValue]
+            )
+        else { throw notFound(id) }
+        return try WebhookRows.endpoint(row)
+    }
+
+    static func notFound(_ id: WebhookEndpointID) -> WebhookError {
+        WebhookError(.notFound, "no webhook endpoint \(id)", field: "endpoint_id")
+    }
+}

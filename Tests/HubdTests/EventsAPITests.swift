@@ -1,0 +1,108 @@
+import Foundation
+import HubKernel
+import HubTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import hubd
+
+@Suite("events API", .timeLimit(.minutes(2)))
+struct EventsAPITests {
+    @Test("the log pages in sequence order with a type filter; members may not read it", arguments: TestBackend.enabled)
+    func list(backend: TestBackend) async throws {
+        try await withTestHub(on: backend) { hub, client in
+            _ = try await LedgerAPITests.setUp(client)
+            var sequences: [Int] = []
+            var types: [String] = []
+            var cursor = "0"
+            while true {
+                var next: String?
+                try await client.execute(uri: "/v1/events?after=\(cursor)&limit=2", method: .get, headers: LedgerAPITests.admin) { response in
+                    #expect(response.status == .ok)
+                    let json = try response.json()
+                    for event in try #require(json["data"] as? [[String: Any]]) {
+                        #expect(event["specversion"] as? String == "1.0")
+                        sequences.append(try #require(event["sequence"] as? Int))
+                        types.append(try #require(event["type"] as? String))
+                    }
+                    next = json["next_cursor"] as? String
+                }
+                guard let next else { break }
+                cursor = next
+            }
+            #expect(sequences == Array(1...sequences.count))
+            #expect(types.contains("ledger.asset.created"))
+            #expect(types.filter { $0 == "ledger.transfer.posted" }.count == 1)
+
+            try await client.execute(uri: "/v1/events?type=ledger.transfer.*", method: .get, headers: LedgerAPITests.admin) { response in
+                let data = try #require(try response.json()["data"] as? [[String: Any]])
+                #expect(data.map { $0["type"] as? String } == ["ledger.transfer.posted"])
+            }
+            try await client.execute(uri: "/v1/events?type=Not A Type", method: .get, headers: LedgerAPITests.admin) {
+                #expect($0.status == .unprocessableContent)
+            }
+            try await client.execute(uri: "/v1/events", method: .get, headers: LedgerAPITests.alice) { #expect($0.status == .forbidden) }
+            try await client.execute(uri: "/v1/events/stream", method: .get, headers: LedgerAPITests.alice) { #expect($0.status == .forbidden) }
+        }
+    }
+
+    @Test("the stream resumes after Last-Event-ID with no gap and no duplicate, live events included", arguments: TestBackend.enabled)
+    func streamResumes(backend: TestBackend) async throws {
+        try await withTestHub(on: backend, testing: .live) { hub, client in
+            let port = try #require(client.port)
+            let (_, aliceWallet, bobWallet) = try await LedgerAPITests.setUp(client)
+            let before = try await hub.database.read { try EventLog.lastSequence(on: $0) }
+            // A first connection reads from 2, a second resumes from where the first got to.
+            let first = try SSEClient.start(port: port, lastEventID: 2, seconds: 2)
+            try await Task.sleep(for: .milliseconds(400))
+            for amount in ["1", "2", "3"] {
+                let pay = jsonBody(["debit_account_id": aliceWallet, "credit_account_id": bobWallet, "amount": amount, "asset": "EVT"])
+                try await client.execute(uri: "/v1/ledger/transfers", method: .post, headers: LedgerAPITests.alice + jsonHeaders, body: pay) {
+                    #expect($0.status == .created)
+                }
+            }
+            let firstIDs = try first.finish()
+            let last = try await hub.database.read { try EventLog.lastSequence(on: $0) }
+            #expect(last == before + 3)
+            #expect(firstIDs == Array(3...last), "first connection: \(firstIDs)")
+
+            let resumeFrom = try #require(firstIDs.dropLast(2).last)
+            let pay = jsonBody(["debit_account_id": aliceWallet, "credit_account_id": bobWallet, "amount": "4", "asset": "EVT"])
+            try await client.execute(uri: "/v1/ledger/transfers", method: .post, headers: LedgerAPITests.alice + jsonHeaders, body: pay) { _ in }
+            let second = try SSEClient.start(port: port, lastEventID: resumeFrom, seconds: 1)
+            let secondIDs = try second.finish()
+            #expect(secondIDs == Array((resumeFrom + 1)...(last + 1)), "second connection: \(secondIDs)")
+        }
+    }
+}
+
+/// A real HTTP client for the event stream: curl, reading for a fixed time, then the `id:` lines.
+struct SSEClient {
+    let process: Process
+    let output: Pipe
+
+    static func start(port: Int, lastEventID: Int64, seconds: Int) throws -> SSEClient {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = [
+            "-sN", "--max-time", String(seconds),
+            "-H", "Authorization: Bearer test|admin-1|admin",
+            "-H", "Last-Event-ID: \(lastEventID)",
+            "http://127.0.0.1:\(port)/v1/events/stream",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        return SSEClient(process: process, output: output)
+    }
+
+    /// Waits for curl to stop and returns the sequence of every event received, in order.
+    func finish() throws -> [Int64] {
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+            line.hasPrefix("id: ") ? Int64(line.dropFirst(4)) : nil
+        }
+    }
+}
