@@ -21,6 +21,9 @@ die() {
     exit 1
 }
 
+# Requests to the hub on loopback never go through a proxy the environment may name.
+export no_proxy=127.0.0.1${no_proxy:+,$no_proxy} NO_PROXY=127.0.0.1${NO_PROXY:+,$NO_PROXY}
+
 document=Sources/hubd/Resources/openapi.json
 requirements=tools/contract/requirements.txt
 venv=$root/.build-contract/venv
@@ -75,7 +78,13 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 base=http://127.0.0.1:$port
 database=sqlite:$work/hub.sqlite
 say "starting hubd on $base with $database (log: $work/hubd.log)"
-HUB_LOG_LEVEL=notice "$hubd" serve --database-url "$database" --listen "127.0.0.1:$port" >"$work/hubd.log" 2>&1 &
+# Schemathesis creates webhook endpoints with made-up URLs; the webhook client (libcurl) honours the
+# proxy variables, so a proxy on a closed loopback port keeps every delivery on this machine (each
+# fails at once with "connection refused") instead of reaching hosts on the internet.
+dead_proxy=http://127.0.0.1:9
+env -u no_proxy -u NO_PROXY http_proxy=$dead_proxy https_proxy=$dead_proxy HTTPS_PROXY=$dead_proxy \
+    all_proxy=$dead_proxy ALL_PROXY=$dead_proxy HUB_LOG_LEVEL=notice \
+    "$hubd" serve --database-url "$database" --listen "127.0.0.1:$port" >"$work/hubd.log" 2>&1 &
 server_pid=$!
 if ! python3 tools/contract/hubapi.py wait-ready "$base" 60; then
     tail -n 30 "$work/hubd.log" >&2 || true
@@ -100,7 +109,9 @@ else
     say "WARNING: this hubd has no \`admin create\` (identity not merged yet): testing UNAUTHENTICATED"
 fi
 
-# --- Schemathesis, bounded. The SSE stream never ends by design, so it is left out.
+# --- Schemathesis, bounded. The SSE stream never ends by design, so it is left out. One worker:
+# with two, Hypothesis's generation threads race in CPython 3.11's `ast` module ("SystemError: AST
+# constructor recursion depth mismatch", a runtime error of the tool, not a finding).
 seed=()
 [[ -n ${CONTRACT_SEED:-} ]] && seed=(--seed "$CONTRACT_SEED")
 report=$root/.build-contract/report
@@ -112,7 +123,7 @@ status=0
     --url "$base" \
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
     --max-examples "$max_examples" \
-    --workers 2 \
+    --workers 1 \
     --exclude-path /v1/events/stream \
     --request-timeout 10 \
     --continue-on-failure \

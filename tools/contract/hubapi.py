@@ -26,6 +26,10 @@ def die(message):
     sys.exit(1)
 
 
+# The hub is on loopback: never send these requests through a proxy from the environment.
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
 def request(method, url, body=None, token=None, headers=None):
     """(status, parsed JSON or text) of one request; never raises on an HTTP error status."""
     data = None if body is None else json.dumps(body).encode()
@@ -37,7 +41,7 @@ def request(method, url, body=None, token=None, headers=None):
     for name, value in (headers or {}).items():
         req.add_header(name, value)
     try:
-        with urllib.request.urlopen(req, timeout=30) as response:
+        with OPENER.open(req, timeout=30) as response:
             status, raw = response.status, response.read()
     except urllib.error.HTTPError as error:
         status, raw = error.code, error.read()
