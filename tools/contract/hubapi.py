@@ -5,6 +5,10 @@
                                        trailing newline); prints the difference otherwise
   hubapi.py wait-ready BASE_URL SECS   polls GET /readyz until 200 or SECS pass
   hubapi.py login BASE_URL EMAIL       reads the password on stdin, prints an access token
+  hubapi.py contract-seed BASE_URL TOKEN
+                                       creates what the document's examples name: asset USD, accounts
+                                       ACCOUNT_A (funded) and ACCOUNT_B, and the hold HOLD between them
+  hubapi.py status-summary BASE_URL    the responses the hub counted (GET /metrics), per route and status
   hubapi.py bench-setup BASE_URL TOKEN ASSET ACCOUNTS AMOUNT
                                        creates ASSET, ACCOUNTS wallet accounts each funded with AMOUNT
                                        from the issuance account; prints the account ids, one a line
@@ -14,6 +18,7 @@ Exits 1 with a message on stderr when the server answers something unexpected.
 
 import difflib
 import json
+import re
 import sys
 import time
 import urllib.error
@@ -95,6 +100,45 @@ def login(base, email):
     print(token)
 
 
+# The ids the examples in Sources/hubd/Resources/openapi.json use (keep them in step).
+ACCOUNT_A = "0190f5c2-7b7e-7cc1-9a4e-2f1d3c4b5a69"
+ACCOUNT_B = "0190f5c2-7b7e-7cc1-9a4e-2f1d3c4b5a6a"
+HOLD = "0190f5c2-8000-7abc-8def-000000000001"
+
+
+def contract_seed(base, token):
+    status, payload = request("POST", f"{base}/v1/assets", {"code": "USD", "scale": 2, "name": "US dollar"}, token)
+    issuance = expect(status, payload, {200, 201}, "POST /v1/assets (USD)")["issuance_account_id"]
+    for account in (ACCOUNT_A, ACCOUNT_B):
+        body = {"id": account, "asset": "USD", "owner": {"kind": "system", "id": "examples"}, "code": "wallet"}
+        status, payload = request("POST", f"{base}/v1/ledger/accounts", body, token)
+        expect(status, payload, {200, 201}, f"POST /v1/ledger/accounts ({account})")
+    funding = {"id": "0190f5c2-8000-7abc-8def-0000000000f0", "debit_account_id": issuance, "credit_account_id": ACCOUNT_A,
+               "amount": "100000000", "asset": "USD"}
+    status, payload = request("POST", f"{base}/v1/ledger/transfers", funding, token)
+    expect(status, payload, {200, 201}, "POST /v1/ledger/transfers (funding)")
+    hold = {"id": HOLD, "action": "hold", "debit_account_id": ACCOUNT_A, "credit_account_id": ACCOUNT_B, "amount": "100",
+            "asset": "USD", "timeout_seconds": 0}
+    status, payload = request("POST", f"{base}/v1/ledger/transfers", hold, token)
+    expect(status, payload, {200, 201}, "POST /v1/ledger/transfers (hold)")
+
+
+def status_summary(base):
+    status, text = request("GET", f"{base}/metrics")
+    expect(status, text, {200}, "GET /metrics")
+    counts = {}
+    pattern = re.compile(r'^hub_http_requests_total\{route="([^"]*)",method="([^"]*)",status="([0-9]+)"\} ([0-9.e+]+)$')
+    for line in text.splitlines():
+        match = pattern.match(line)
+        if match:
+            route, method, code, value = match.groups()
+            counts.setdefault((route, method), {})[code] = int(float(value))
+    print(f"{'route':<42} {'method':<7} responses by status")
+    for (route, method), by_status in sorted(counts.items()):
+        statuses = ", ".join(f"{code}: {n}" for code, n in sorted(by_status.items()))
+        print(f"{route:<42} {method:<7} {statuses}")
+
+
 def bench_setup(base, token, asset, count, amount):
     status, payload = request("POST", f"{base}/v1/assets", {"code": asset, "scale": 2, "name": f"Benchmark {asset}"}, token)
     issuance = expect(status, payload, {200, 201}, f"POST /v1/assets ({asset})")["issuance_account_id"]
@@ -126,6 +170,8 @@ def main(argv):
         "check-format": (check_format, 1),
         "wait-ready": (wait_ready, 2),
         "login": (login, 2),
+        "contract-seed": (contract_seed, 2),
+        "status-summary": (status_summary, 1),
         "bench-setup": (bench_setup, 5),
     }
     if len(argv) < 2 or argv[1] not in commands or len(argv) - 2 != commands[argv[1]][1]:
