@@ -8,7 +8,8 @@
 # Tools come from the pinned tools/contract/requirements.txt into a venv under .build-contract/.
 # Usage: scripts/contract-test.sh [extra `schemathesis run` arguments...]
 # Environment: CONTRACT_MAX_EXAMPLES (default 25 per operation), CONTRACT_TIME_LIMIT (seconds for the
-# Schemathesis run, default 300), CONTRACT_SEED (default: random; Schemathesis prints the one it used).
+# Schemathesis run, default 300), CONTRACT_SEED (default: random; Schemathesis prints the one it used),
+# CONTRACT_DATABASE_URL (an empty database to use instead of a throwaway SQLite file, e.g. PostgreSQL).
 # Exits non-zero when the document is invalid or Schemathesis reports a failure.
 set -euo pipefail
 
@@ -76,7 +77,7 @@ trap 'exit 143' TERM
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 base=http://127.0.0.1:$port
-database=sqlite:$work/hub.sqlite
+database=${CONTRACT_DATABASE_URL:-sqlite:$work/hub.sqlite}
 say "starting hubd on $base with $database (log: $work/hubd.log)"
 # Schemathesis creates webhook endpoints with made-up URLs; the webhook client (libcurl) honours the
 # proxy variables, so a proxy on a closed loopback port keeps every delivery on this machine (each
