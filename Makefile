@@ -4,7 +4,7 @@
 ARGS ?=
 
 .DEFAULT_GOAL := build
-.PHONY: test contract-test run bench-ledger bench-chainkit build format
+.PHONY: test contract-test run bench-ledger bench-http bench-chainkit build format
 
 test:
 	bash scripts/test.sh $(ARGS)
@@ -18,6 +18,9 @@ run:
 
 bench-ledger:
 	bash scripts/bench-ledger.sh $(ARGS)
+
+bench-http:
+	bash scripts/bench-http.sh
 
 build:
 	swift build

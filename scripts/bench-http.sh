@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# HTTP benchmark of the ledger through hubd's API (bench/http): a release hubd on SQLite and, when a
+# PostgreSQL server is installed, on a throwaway PostgreSQL cluster; an admin, an asset and N funded
+# accounts; then wrk drives
+#   (a) single transfers, POST /v1/ledger/transfers, one fresh id per request;
+#   (b) batches of 100, POST /v1/ledger/transfers/batch.
+# Load: plain wrk (Debian has no wrk2), i.e. a closed loop with a fixed number of connections for a
+# fixed time; each connection sends its next request when the previous answer arrives. wrk runs on
+# the same machine as hubd and takes CPU from it.
+# Prints a table with transfers/s, p50/p99 latency and the ratio to the ledger's direct throughput
+# (bench/results/ledger.json from `make bench-ledger`), and writes bench/results/http.json.
+# Usage: scripts/bench-http.sh
+# Environment: BENCH_SECONDS (20), BENCH_ACCOUNTS (1000), BENCH_SINGLE_CONNECTIONS (64),
+#   BENCH_BATCH_CONNECTIONS (16), BENCH_BATCH_SIZE (100), BENCH_BACKENDS ("sqlite postgres"),
+#   HUB_BENCH_POSTGRES_URL (an existing database instead of a throwaway cluster).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+say() { echo "bench-http.sh: $*" >&2; }
+die() {
+    say "$*"
+    exit 1
+}
+
+seconds=${BENCH_SECONDS:-20}
+account_count=${BENCH_ACCOUNTS:-1000}
+single_connections=${BENCH_SINGLE_CONNECTIONS:-64}
+batch_connections=${BENCH_BATCH_CONNECTIONS:-16}
+batch_size=${BENCH_BATCH_SIZE:-100}
+backends=${BENCH_BACKENDS:-sqlite postgres}
+# Requests to the hub on loopback never go through a proxy the environment may name.
+export no_proxy=127.0.0.1${no_proxy:+,$no_proxy} NO_PROXY=127.0.0.1${NO_PROXY:+,$NO_PROXY}
+
+# --- wrk from Debian.
+if ! command -v wrk >/dev/null 2>&1; then
+    sudo=()
+    if [[ $(id -u) != 0 ]]; then
+        command -v sudo >/dev/null 2>&1 || die "wrk is not installed and there is no sudo: apt-get install wrk"
+        sudo=(sudo)
+    fi
+    say "installing wrk"
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends wrk
+fi
+
+bash scripts/install-deps.sh
+say "building hubd (release; several minutes the first time)"
+swift build -c release --product hubd
+hubd=$root/.build/release/hubd
+[[ -x $hubd ]] || die "$hubd was not built"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/hub-bench-http.XXXXXX")
+server_pid=
+pg_dir=
+stop_server() {
+    if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
+        kill -TERM "$server_pid" 2>/dev/null || true
+        for _ in $(seq 150); do
+            kill -0 "$server_pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+    fi
+    server_pid=
+}
+cleanup() {
+    stop_server
+    if [[ -n $pg_dir ]]; then bash "$root/scripts/pg-throwaway.sh" stop "$pg_dir" || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+results=$work/results.jsonl
+: >"$results"
+
+# run_backend NAME DATABASE_URL: one hubd, its setup, both workloads; appends to $results.
+run_backend() {
+    local backend=$1 database=$2 port base password token accounts_file workload connections batch output
+    port=$(free_port)
+    base=http://127.0.0.1:$port
+    say "[$backend] starting hubd on $base"
+    HUB_LOG_LEVEL=warning "$hubd" serve --database-url "$database" --listen "127.0.0.1:$port" >"$work/hubd-$backend.log" 2>&1 &
+    server_pid=$!
+    python3 tools/contract/hubapi.py wait-ready "$base" 60 || {
+        tail -n 30 "$work/hubd-$backend.log" >&2
+        die "[$backend] hubd did not become ready"
+    }
+    password=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')
+    printf '%s\n' "$password" | "$hubd" admin create --database-url "$database" --email bench@example.test --password-stdin >/dev/null
+    token=$(printf '%s\n' "$password" | python3 tools/contract/hubapi.py login "$base" bench@example.test)
+
+    accounts_file=$work/accounts-$backend.txt
+    say "[$backend] creating asset BENCH and $account_count funded accounts"
+    python3 tools/contract/hubapi.py bench-setup "$base" "$token" BENCH "$account_count" 1000000000000 >"$accounts_file"
+
+    for workload in single batch; do
+        if [[ $workload == single ]]; then
+            connections=$single_connections batch=1
+        else
+            connections=$batch_connections batch=$batch_size
+        fi
+        say "[$backend] $workload: wrk, $connections connections, ${seconds} s"
+        output=$work/wrk-$backend-$workload.txt
+        wrk --threads 2 --connections "$connections" --duration "${seconds}s" --timeout 10s --latency \
+            --script bench/http/transfers.lua "$base" -- "$accounts_file" "$token" BENCH "$batch" >"$output"
+        python3 - "$output" "$backend" "$workload" "$connections" "$batch" >>"$results" <<'EOF'
+import json, sys
+path, backend, workload, connections, batch = sys.argv[1:]
+line = next(l for l in open(path) if l.startswith("BENCH_JSON "))
+stats = json.loads(line[len("BENCH_JSON "):])
+seconds = stats["duration_us"] / 1e6
+stats.update(backend=backend, workload=workload, connections=int(connections), batch=int(batch), seconds=seconds,
+             requests_per_sec=stats["requests"] / seconds,
+             transfers_per_sec=(stats["requests"] * int(batch) - stats["refused_transfers"]) / seconds)
+print(json.dumps(stats))
+EOF
+    done
+
+    stop_server
+    # The ledger's invariants after the load: balances sum to zero, flags hold, replay matches.
+    say "[$backend] hubd verify"
+    "$hubd" verify --database-url "$database" >"$work/verify-$backend.txt" 2>&1 || {
+        cat "$work/verify-$backend.txt" >&2
+        die "[$backend] hubd verify failed after the benchmark"
+    }
+}
+
+for backend in $backends; do
+    case $backend in
+        sqlite)
+            run_backend sqlite "sqlite:$work/hub.sqlite"
+            ;;
+        postgres)
+            url=${HUB_BENCH_POSTGRES_URL:-}
+            if [[ -z $url ]]; then
+                if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
+                    say "[postgres] skipped: no PostgreSQL server installed (scripts/install-deps.sh installs one)"
+                    continue
+                fi
+                # Its own folder under /tmp: the server runs as `postgres`, which cannot enter $work.
+                pg_dir=$(mktemp -d "${TMPDIR:-/tmp}/hub-bench-http-pg.XXXXXX")
+                # A free port, so that runs of the tests and bench-ledger (54329, 54330) can share the machine.
+                url=$(bash scripts/pg-throwaway.sh start "$pg_dir" "$(free_port)")
+            fi
+            run_backend postgres "$url"
+            ;;
+        *) die "unknown backend '$backend' in BENCH_BACKENDS" ;;
+    esac
+done
+
+mkdir -p bench/results
+python3 - "$results" bench/results/ledger.json bench/results/http.json <<'EOF'
+import json, os, platform, sys, time
+results_path, ledger_path, output_path = sys.argv[1:]
+rows = [json.loads(line) for line in open(results_path) if line.strip()]
+
+
+def machine():
+    memory = next((int(l.split()[1]) for l in open("/proc/meminfo") if l.startswith("MemTotal:")), 0) // (1024 * 1024)
+    system = platform.system()
+    if os.path.exists("/etc/os-release"):
+        system = next((l.split("=", 1)[1].strip().strip('"') for l in open("/etc/os-release") if l.startswith("PRETTY_NAME=")), system)
+    return f"{os.cpu_count()} cores, {memory} GiB, {system}"
+
+
+# The ledger measured directly (no HTTP): batched (8,000 per call, UUIDv7 ids) and 64 concurrent
+# single-transfer callers, from `make bench-ledger`; the README's figures when that file is absent.
+direct = {("sqlite", "batch"): 50977, ("postgres", "batch"): 34489, ("sqlite", "single"): 10790, ("postgres", "single"): 7707}
+if os.path.exists(ledger_path):
+    for r in json.load(open(ledger_path))["results"]:
+        if r["mode"] == "hub-batched-8000-v7-ids":
+            direct[(r["backend"], "batch")] = r["transfers_per_sec"]
+        elif r["mode"] == "hub-single-64-callers":
+            direct[(r["backend"], "single")] = r["transfers_per_sec"]
+print()
+header = f"{'backend':<9} {'workload':<20} {'conns':>5} {'requests/s':>11} {'transfers/s':>12} {'p50 ms':>8} {'p99 ms':>8} {'refused':>8} {'vs direct batched':>18} {'vs direct same shape':>21}"
+print(header)
+print("-" * len(header))
+for r in rows:
+    shape = "single" if r["batch"] == 1 else "batch"
+    name = "single transfers" if r["batch"] == 1 else f"batches of {r['batch']}"
+    batched = direct.get((r["backend"], "batch"))
+    same = direct.get((r["backend"], shape))
+    r["direct_batched_per_sec"] = batched
+    r["direct_same_shape_per_sec"] = same
+    print(f"{r['backend']:<9} {name:<20} {r['connections']:>5} {r['requests_per_sec']:>11,.0f} {r['transfers_per_sec']:>12,.0f} "
+          f"{r['p50_ms']:>8.2f} {r['p99_ms']:>8.2f} {r['refused_transfers'] + r['socket_errors']:>8} "
+          f"{(r['transfers_per_sec'] / batched if batched else float('nan')):>17.2f}x {(r['transfers_per_sec'] / same if same else float('nan')):>20.2f}x")
+print()
+print("direct = the ledger without HTTP (make bench-ledger): batched = 8,000 per call; same shape = 64 concurrent")
+print("single-transfer callers for (a), batched for (b). Load: wrk closed loop, fixed connections, on the same 2 cores.")
+json.dump({
+    "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    "machine": machine(),
+    "load": "wrk (closed loop): fixed connections and duration, 2 wrk threads on the same machine",
+    "results": rows,
+}, open(output_path, "w"), indent=2)
+open(output_path, "a").write("\n")
+EOF
+say "wrote bench/results/http.json"
+# A refused transfer or a socket error means the numbers are not what they claim.
+python3 -c '
+import json, sys
+bad = [r for r in json.load(open("bench/results/http.json"))["results"] if r["refused_transfers"] or r["socket_errors"] or r["non_2xx"]]
+sys.exit(1 if bad else 0)' || die "some requests failed or transfers were refused (see the table)"
