@@ -242,6 +242,27 @@ struct TipJarRailTests {
             #expect(late.status == .conflict)
             #expect(try late.json()["code"] as? String == "jar_closed")
             #expect(try await api.available(world.member, as: "user-1") == "10000")
+
+            // A tip interrupted after its transfer reached the ledger (as if the hub crashed
+            // before counting it) is completed by the client's retry, even once the jar closed.
+            let interrupted = TransferID.random()
+            let payee = try #require(AccountID(try await api.jar(expiring)["payee_account_id"] as? String ?? ""))
+            let reference = TransferReference(rail: "tip-jar", type: "jar", id: expiring)
+            let moved = try await hub.ledger.submit(
+                TransferRequest(
+                    id: interrupted,
+                    action: .post(debit: world.member.id, credit: payee, amount: 40, asset: world.asset.code),
+                    reference: reference
+                )
+            )
+            #expect(moved.transfer != nil)
+            let retry = try await api.tip(
+                expiring,
+                ["id": interrupted.description, "amount": "40", "from_account_id": world.member.id.description]
+            )
+            #expect(retry.status == .created)
+            #expect(try await api.jar(expiring)["total"] as? String == "40")
+            #expect(try await api.ledgerTotal(into: world.payee, jar: expiring) == 40)
         }
     }
 

@@ -126,8 +126,9 @@ struct TipJarController: Sendable {
         guard from.asset == jar.asset else {
             throw Problem.invalid("from_account_id", "The account holds \(from.asset); this jar collects \(jar.asset).", code: "asset_mismatch")
         }
-        // A closed jar takes no new tips; a retry of one it already counted still gets its answer.
-        if jar.status == .closed, try await plugin.database.read({ try TipJarStore.tip(transferID, on: $0) }) == nil {
+        // A closed jar takes no new tips. A retry whose transfer already reached the ledger goes
+        // on, so that a tip interrupted before it was counted is still completed.
+        if jar.status == .closed, try await plugin.ledger.transfer(transferID)?.reference != jar.reference {
             throw Problem(.conflict, code: "jar_closed", detail: "This tip jar is closed.")
         }
         let result = try await plugin.ledger.submit(
