@@ -27,6 +27,7 @@ struct TipJarRailTests {
                     .map { try $0.text(0) }
             }
             #expect(applied == TipJarMigrations.all.map(\.name))
+            #expect(PluginID.isValid(TipJarPlugin.id))
             for table in TipJarStore.tables {
                 #expect(table.hasPrefix(PluginID.tablePrefix(TipJarPlugin.id)))
                 let rows = try await hub.database.read { try $0.queryFirst("SELECT count(*) FROM \(table)")?.int(0) }
