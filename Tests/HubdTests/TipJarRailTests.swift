@@ -144,7 +144,7 @@ struct TipJarRailTests {
             let world = try await TipJarWorld.make(hub.ledger)
             let jar = try await api.openJar(world)
             let otherAsset = try await hub.ledger.makeAsset("OTHER")
-            let otherWallet = try await hub.ledger.makeWallet(otherAsset, owner: "user-1")
+            let otherWallet = try await hub.ledger.makeWallet(otherAsset, owner: uid("user-1"))
             try await hub.ledger.mint(100, of: otherAsset, to: otherWallet)
             let from = world.member.id.description
 
@@ -277,18 +277,10 @@ struct TipJarRailTests {
             let first = try await api.client.execute(uri: "/v1/rails/tip-jar/jars", method: .post, headers: headers, body: body)
             let second = try await api.client.execute(uri: "/v1/rails/tip-jar/jars", method: .post, headers: headers, body: body)
             #expect(first.status == .created)
-            // KNOWN KERNEL BUG on SQLite: `IdempotencyStore.complete` writes `$3…$6` before
-            // `$1, $2`, so on SQLite (which numbers `$N` by first appearance) its UPDATE matches no
-            // row, the key stays `running`, and the retry gets 409 instead of the replay.
             let ids = (try first.json()["id"] as? String, try second.json()["id"] as? String)
-            withKnownIssue("SQLite: $N placeholders out of order in IdempotencyStore") {
-                #expect(second.status == .created)
-                #expect(second.headers[HTTPField.Name("Idempotency-Replayed")!] == "true")
-                #expect(ids.0 == ids.1)
-            } when: {
-                backend == .sqlite
-            }
-            // Either way the jar was opened once.
+            #expect(second.status == .created)
+            #expect(second.headers[HTTPField.Name("Idempotency-Replayed")!] == "true")
+            #expect(ids.0 == ids.1)
             #expect(try await api.events().map { $0["type"] as? String } == ["tipjar.jar.opened"])
         }
     }
@@ -390,12 +382,14 @@ struct TipJarWorld {
     let payee: Account
 
     static func make(_ ledger: Ledger) async throws -> TipJarWorld {
-        let asset = try #require(try await ledger.createAsset(NewAsset(code: AssetCode("TIP")!, scale: 2, name: "Tips", organiserID: "org-1")).value)
+        let asset = try #require(
+            try await ledger.createAsset(NewAsset(code: AssetCode("TIP")!, scale: 2, name: "Tips", organiserID: uid("org-1"))).value
+        )
         let world = TipJarWorld(
             asset: asset,
-            member: try await ledger.makeWallet(asset, owner: "user-1"),
-            other: try await ledger.makeWallet(asset, owner: "user-2"),
-            payee: try await ledger.makeWallet(asset, owner: "org-1")
+            member: try await ledger.makeWallet(asset, owner: uid("user-1")),
+            other: try await ledger.makeWallet(asset, owner: uid("user-2")),
+            payee: try await ledger.makeWallet(asset, owner: uid("org-1"))
         )
         try await ledger.mint(10_000, of: asset, to: world.member)
         try await ledger.mint(500, of: asset, to: world.other)
@@ -459,25 +453,9 @@ struct TipJarAPI {
     }
 
     /// The rail's events, read as an admin from the kernel's event log with `?type=tipjar.*`.
-    ///
-    /// KNOWN KERNEL BUG on SQLite: `EventLog.read(after:limit:filter:)` writes its type condition
-    /// (`$3`) before `LIMIT $2`; SQLite numbers `$N` parameters by first appearance and
-    /// `SQLiteConnection` binds by position, so the filtered read fails (500). There the failure is
-    /// recorded as a known issue (which turns into a test failure once the kernel is fixed, so this
-    /// workaround gets removed) and the unfiltered log is filtered here instead.
     func events() async throws -> [[String: Any]] {
         let admin = bearer("admin-1", "admin")
         let filtered = try await client.execute(uri: "/v1/events?type=tipjar.*&limit=1000", method: .get, headers: admin)
-        if backend == .sqlite {
-            withKnownIssue("SQLite: $N placeholders out of order in EventLog.read(after:limit:filter:)") {
-                #expect(filtered.status == .ok)
-            }
-            if filtered.status != .ok {
-                let all = try await client.execute(uri: "/v1/events?limit=1000", method: .get, headers: admin)
-                let events = try #require(try all.json()["data"] as? [[String: Any]])
-                return events.filter { ($0["type"] as? String)?.hasPrefix("tipjar.") == true }
-            }
-        }
         #expect(filtered.status == .ok)
         return try #require(try filtered.json()["data"] as? [[String: Any]])
     }

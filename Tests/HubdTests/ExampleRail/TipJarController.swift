@@ -62,7 +62,7 @@ struct TipJarController: Sendable {
             asset: asset.code,
             payeeAccountID: payee.id,
             title: title,
-            openedBy: principal.userID,
+            openedBy: principal.userID.description,
             status: .open,
             total: 0,
             tipCount: 0,
@@ -119,7 +119,7 @@ struct TipJarController: Sendable {
         let jar = try await jar(context)
         // Ownership through the ledger account's owner: only your own wallet pays your tips.
         guard let fromID = AccountID(body.fromAccountId), let from = try await plugin.ledger.account(fromID),
-            from.owner == .user(principal.userID)
+            from.owner == .user(principal.userID.description)
         else {
             throw Problem.invalid("from_account_id", "No such account, or it is not yours.", code: "debit_account_not_found")
         }
@@ -177,6 +177,7 @@ struct TipJarController: Sendable {
 
     /// Admins collect into any account; others into their own, or any of an asset they organise.
     static func mayCollect(into account: Account, of asset: Asset, principal: Principal) -> Bool {
-        principal.isAdmin || account.owner == .user(principal.userID) || (principal.has(.organiser) && asset.organiserID == principal.userID)
+        principal.isAdmin || account.owner == .user(principal.userID.description)
+            || (principal.has(.organiser) && asset.organiserID == principal.userID.description)
     }
 }
