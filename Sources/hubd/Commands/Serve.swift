@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HubKernel
 import Hummingbird
 import Logging
@@ -57,6 +58,10 @@ struct Serve: AsyncParsableCommand {
                     or run `hubd admin create --email you@example.org --password-stdin`.
                     """
                 )
+                // stdout is block-buffered when it is a pipe (systemd, a supervisor): flush so the
+                // operator sees the token now, not when the buffer fills.
+                try? FileHandle.standardOutput.synchronize()
+                fflush(nil)
             }
             let app = buildApplication(configuration: configuration, hub: hub)
             logger.info(
