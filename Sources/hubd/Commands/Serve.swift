@@ -37,7 +37,14 @@ struct Serve: AsyncParsableCommand {
         )
         let database = try await Database.open(configuration.databaseURL)
         do {
-            let hub = try HubAssembly.make(database: database, pluginsFile: pluginsFile, devLogin: configuration.devLogin, logger: logger)
+            let hub = try HubAssembly.make(
+                database: database,
+                pluginsFile: pluginsFile,
+                idempotency: configuration.idempotency,
+                webhookConfiguration: configuration.webhooks,
+                devLogin: configuration.devLogin,
+                logger: logger
+            )
             let migrator = HubAssembly.migrator(for: hub)
             if noMigrate {
                 try await migrator.requireCurrent(database)
