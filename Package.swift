@@ -116,6 +116,7 @@ let package = Package(
             name: "HubTestSupport",
             dependencies: [
                 "HubKernel",
+                "CSodium",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -24,6 +24,7 @@ packages=(
     pkg-config make
     libsqlite3-dev libpq-dev libssl-dev libsodium-dev libzstd-dev
     libsecp256k1-dev libxxhash-dev libcurl4-openssl-dev
+    curl  # a real HTTP client for the event-stream tests
 )
 if [[ $want_postgres == 1 ]]; then
     packages+=(postgresql)

@@ -101,7 +101,9 @@ cmd_start() { # DIR PORT
         }
 
     # Settings live in the config file (not pg_ctl -o) so any restart keeps them.
-    # Only listen/auth settings: fsync and synchronous_commit stay at their durable defaults.
+    # Only listen/auth settings and the connection limit: fsync and synchronous_commit stay at
+    # their durable defaults. The test suite runs suites in parallel, each test with a database of
+    # its own (a writer and readers), which passes the default limit of 100 connections.
     local sockdir=${dir//\'/\'\'}
     as_pg tee -a "$dir/data/postgresql.conf" >/dev/null <<EOF
 
@@ -109,6 +111,7 @@ cmd_start() { # DIR PORT
 listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$sockdir'
+max_connections = 500
 EOF
     as_pg tee "$dir/data/pg_hba.conf" >/dev/null <<'EOF'
 # pg-throwaway.sh: trust local socket and loopback only.

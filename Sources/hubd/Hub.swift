@@ -31,6 +31,7 @@ struct Hub: Sendable {
                 webhookDispatcher,
                 EventBusForwarder(bus: bus, nudge: { [webhookDispatcher] in webhookDispatcher.nudge() }),
                 IdempotencyExpiryService(database: database, configuration: idempotency, logger: logger),
+                IdentityMaintenanceService(identity: identity, logger: logger),
             ]
             + plugins.services
     }

@@ -31,15 +31,15 @@ enum HubAssembly {
             metrics: metricsFactory,
             onCommit: { [bus] in bus.nudge() }
         )
+        let identity = Identity(database: database, configuration: identityConfiguration, clock: clock, logger: logger)
         let plugins: PluginHost
         do {
             plugins = try PluginHost(builtIn: builtIn, entries: pluginsFile.pluginEntries) { id in
-                PluginContext(pluginID: id, ledger: ledger, events: bus, logger: logger, metrics: metricsFactory, clock: clock)
+                PluginContext(pluginID: id, ledger: ledger, events: bus, identity: identity, logger: logger, metrics: metricsFactory, clock: clock)
             }
         } catch let failure as PluginSetupError {
             throw pluginsFile.error(for: failure)
         }
-        let identity = Identity(database: database, configuration: identityConfiguration, clock: clock, logger: logger)
         let webhookClient = CurlWebhookClient()
         let webhooks = WebhookStore(database: database, client: webhookClient, configuration: webhookConfiguration, metrics: metricsFactory)
         let dispatcher = WebhookDispatcher(

@@ -18,6 +18,8 @@ struct ConfigurationError: Error, CustomStringConvertible {
 /// | `HUB_PLUGINS` | `plugins.json` | the plugins file |
 /// | `HUB_LOG_LEVEL` | `info` | `trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical` |
 /// | `HUB_DEV_LOGIN` | `0` | `1` adds `POST /v1/auth/dev-login` (sign in by email alone) |
+/// | `HUB_IDEMPOTENCY_RETENTION_HOURS` | `24` | how long `Idempotency-Key`s are kept (24 or more) |
+/// | `HUB_WEBHOOK_RETRY_SCHEDULE` | `5s,30s,2m,10m,30m,1h,2h,4h,8h,8h,8h` | waits between webhook attempts |
 struct HubConfiguration: Sendable {
     var databaseURL = DatabaseURL.defaultURL
     var listenHost = "127.0.0.1"
@@ -26,6 +28,8 @@ struct HubConfiguration: Sendable {
     var pluginsPathIsExplicit = false
     var logLevel = Logger.Level.info
     var devLogin = false
+    var idempotency = IdempotencyConfiguration()
+    var webhooks = WebhookConfiguration()
 
     static func load(
         environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -62,7 +66,35 @@ struct HubConfiguration: Sendable {
             }
             configuration.devLogin = text == "1"
         }
+        if let text = environment["HUB_IDEMPOTENCY_RETENTION_HOURS"], !text.isEmpty {
+            guard let hours = Int(text), (24...24 * 365).contains(hours) else {
+                throw ConfigurationError(
+                    source: "HUB_IDEMPOTENCY_RETENTION_HOURS",
+                    message: "'\(text)' must be a whole number of hours from 24 to 8760"
+                )
+            }
+            configuration.idempotency.retention = .seconds(hours * 3600)
+        }
+        if let text = environment["HUB_WEBHOOK_RETRY_SCHEDULE"], !text.isEmpty {
+            configuration.webhooks.retrySchedule = try parseSchedule(text, source: "HUB_WEBHOOK_RETRY_SCHEDULE")
+        }
         return configuration
+    }
+
+    /// `5s,30s,2m,1h`: waits between attempts, each a whole number with `s`, `m` or `h`.
+    static func parseSchedule(_ text: String, source: String) throws -> [Duration] {
+        try text.split(separator: ",").map { part in
+            let item = part.trimmingCharacters(in: .whitespaces)
+            guard let unit = item.last, let number = Int(item.dropLast()), number > 0 else {
+                throw ConfigurationError(source: source, message: "'\(item)' is not a wait such as 30s, 10m or 2h")
+            }
+            switch unit {
+            case "s": return .seconds(number)
+            case "m": return .seconds(number * 60)
+            case "h": return .seconds(number * 3600)
+            default: throw ConfigurationError(source: source, message: "'\(item)' must end in s, m or h")
+            }
+        }
     }
 
     /// Parses `HOST:PORT` or `[IPv6]:PORT`.

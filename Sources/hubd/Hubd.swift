@@ -13,6 +13,8 @@ struct Hubd: AsyncParsableCommand {
               HUB_PLUGINS       the plugins file (default plugins.json)
               HUB_LOG_LEVEL     trace, debug, info (default), notice, warning, error, critical
               HUB_DEV_LOGIN     1 enables POST /v1/auth/dev-login (sign in by email alone; never in production)
+              HUB_IDEMPOTENCY_RETENTION_HOURS  how long Idempotency-Keys are kept (default 24)
+              HUB_WEBHOOK_RETRY_SCHEDULE       waits between webhook attempts (default 5s,30s,2m,…,8h)
 
             The first admin: `hubd admin create --email E --password-stdin`, or the one-time bootstrap
             token `hubd serve` prints while no admin exists (POST /v1/auth/bootstrap).

@@ -1,6 +1,7 @@
 import Foundation
 import HubKernel
 import Logging
+import Synchronization
 import Testing
 
 /// Runs the built `hubd` binary as a user would and checks exit codes and messages.
@@ -124,5 +125,74 @@ struct CommandLineTests {
             let signedIn = try await identity.users.login(email: "root@example.test", password: "long enough password")
             #expect(signedIn.user.roles == [.admin])
         }
+    }
+
+    @Test("serve on a fresh database prints a bootstrap token that makes the first admin, serves the API, and stops cleanly on SIGTERM")
+    func serveLifecycle() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hubd-serve-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let port = Int.random(in: 20_000...40_000)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.hubdPath)
+        process.arguments = ["serve", "--listen", "127.0.0.1:\(port)"]
+        process.environment = ProcessInfo.processInfo.environment.merging(
+            ["HUB_DATABASE_URL": "sqlite:\(folder.path)/hub.sqlite", "HUB_PLUGINS": "/nonexistent-\(UUID())"]
+        ) { $1 }
+        process.environment?["HUB_PLUGINS"] = nil  // the default plugins.json (absent here) means none
+        process.currentDirectoryURL = FileManager.default.temporaryDirectory
+        let output = Pipe()
+        let collected = Mutex("")
+        // Read on the handle's own queue: a blocking read here could outlive the time limit.
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            collected.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+        }
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            output.fileHandleForReading.readabilityHandler = nil
+            if process.isRunning { process.terminate() }
+        }
+
+        // The token is on stdout before the server listens.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !collected.withLock({ $0.contains("hubb_") }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let printed = collected.withLock { $0 }
+        let token = try #require(
+            printed.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "_" && $0 != "-" }).first { $0.hasPrefix("hubb_") }
+        )
+
+        func curl(_ arguments: [String]) throws -> String {
+            let curl = Process()
+            curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            curl.arguments =
+                ["-s", "--max-time", "10", "--retry", "20", "--retry-connrefused", "--retry-delay", "1", "-w", "\n%{http_code}"] + arguments
+            let pipe = Pipe()
+            curl.standardOutput = pipe
+            try curl.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            curl.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        let base = "http://127.0.0.1:\(port)"
+        #expect(try curl(["\(base)/readyz"]).hasSuffix("200"))
+        let bootstrap = try curl([
+            "-X", "POST", "\(base)/v1/auth/bootstrap", "-H", "Content-Type: application/json",
+            "-d", #"{"token":"\#(token)","email":"first@example.test","password":"a long enough password"}"#,
+        ])
+        #expect(bootstrap.hasSuffix("201"), "\(bootstrap)")
+        #expect(bootstrap.contains("access_token"))
+        #expect(try curl(["\(base)/v1/wallets/me"]).hasSuffix("401"))
+        #expect(try curl(["\(base)/metrics"]).contains("hub_http_requests_total"))
+
+        process.terminate()  // SIGTERM: graceful shutdown of the server and every service
+        let stopBy = ContinuousClock.now + .seconds(20)
+        while process.isRunning, ContinuousClock.now < stopBy { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!process.isRunning, "hubd did not stop within 20 s of SIGTERM")
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
     }
 }

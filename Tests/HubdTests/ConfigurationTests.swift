@@ -28,6 +28,12 @@ struct ConfigurationTests {
         let flagged = try HubConfiguration.load(environment: environment, databaseFlag: "sqlite:/tmp/x.db", listenFlag: "0.0.0.0:1")
         #expect(flagged.databaseURL == .sqlite(path: "/tmp/x.db"))
         #expect(flagged.listenPort == 1)
+        let tuned = try HubConfiguration.load(environment: [
+            "HUB_DEV_LOGIN": "1", "HUB_IDEMPOTENCY_RETENTION_HOURS": "48", "HUB_WEBHOOK_RETRY_SCHEDULE": "5s, 10m,2h",
+        ])
+        #expect(tuned.devLogin)
+        #expect(tuned.idempotency.retention == .seconds(48 * 3600))
+        #expect(tuned.webhooks.retrySchedule == [.seconds(5), .seconds(600), .seconds(7200)])
     }
 
     @Test(
@@ -39,6 +45,10 @@ struct ConfigurationTests {
             (["HUB_LISTEN": "localhost:99999"], "HUB_LISTEN"),
             (["HUB_LISTEN": ":80"], "HUB_LISTEN"),
             (["HUB_LOG_LEVEL": "loud"], "HUB_LOG_LEVEL"),
+            (["HUB_DEV_LOGIN": "yes"], "HUB_DEV_LOGIN"),
+            (["HUB_IDEMPOTENCY_RETENTION_HOURS": "1"], "HUB_IDEMPOTENCY_RETENTION_HOURS"),
+            (["HUB_WEBHOOK_RETRY_SCHEDULE": "5s,soon"], "HUB_WEBHOOK_RETRY_SCHEDULE"),
+            (["HUB_WEBHOOK_RETRY_SCHEDULE": "5d"], "HUB_WEBHOOK_RETRY_SCHEDULE"),
         ]
     )
     func badValues(environment: [String: String], variable: String) {

@@ -193,7 +193,7 @@ struct IdentityAPITests {
             #expect(try await hub.identity.users.bootstrapIfNoAdmin() == nil)
 
             hub.identity.wallets.schemes.register(TestEd25519Scheme())
-            let wallet = TestEd25519Wallet()
+            let wallet = TestWallet()
             var nonce = ""
             var message = ""
             try await client.execute(
@@ -278,47 +278,5 @@ struct IdentityAPITests {
                 }
             }
         }
-    }
-}
-
-/// A test double for a rail's wallet scheme: plain ed25519 through libsodium, the address being
-/// the hex public key. Real rails register sr25519 and EIP-191; this proves the HTTP path with a
-/// real signature all the same.
-struct TestEd25519Scheme: WalletSignatureVerifier {
-    let scheme = "test-ed25519"
-    struct BadAddress: Error {}
-
-    func normalise(address: String) throws -> String {
-        let lower = address.lowercased()
-        guard lower.count == 64, lower.allSatisfy(\.isHexDigit) else { throw BadAddress() }
-        return lower
-    }
-
-    func verify(message: [UInt8], signature: [UInt8], address: String) throws -> Bool {
-        guard signature.count == Int(crypto_sign_bytes()), let key = HexBytes.decode(address) else { return false }
-        return crypto_sign_verify_detached(signature, message, UInt64(message.count), key) == 0
-    }
-}
-
-struct TestEd25519Wallet {
-    let publicKey: [UInt8]
-    let secretKey: [UInt8]
-
-    init() {
-        _ = sodium_init()
-        var pk = [UInt8](repeating: 0, count: Int(crypto_sign_publickeybytes()))
-        var sk = [UInt8](repeating: 0, count: Int(crypto_sign_secretkeybytes()))
-        crypto_sign_keypair(&pk, &sk)
-        publicKey = pk
-        secretKey = sk
-    }
-
-    var address: String { publicKey.map { String(format: "%02x", $0) }.joined() }
-
-    func sign(_ message: String) -> [UInt8] {
-        let bytes = Array(message.utf8)
-        var signature = [UInt8](repeating: 0, count: Int(crypto_sign_bytes()))
-        crypto_sign_detached(&signature, nil, bytes, UInt64(bytes.count), secretKey)
-        return signature
     }
 }

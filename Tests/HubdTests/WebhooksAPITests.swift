@@ -45,6 +45,13 @@ struct WebhooksAPITests {
                 )
                 #expect(String(decoding: request.body, as: UTF8.self).contains("\"type\":\"ledger.transfer.posted\""))
 
+                // The attempt is recorded once the receiver has answered: wait for the record.
+                let deliveriesPath = "/v1/webhooks/\(endpointID)/deliveries"
+                try await eventually {
+                    try await client.execute(uri: deliveriesPath, method: .get, headers: LedgerAPITests.admin) {
+                        ($0.object["data"] as? [Any])?.isEmpty == false
+                    }
+                }
                 var sequence: Int64 = 0
                 try await client.execute(uri: "/v1/webhooks/\(endpointID)/deliveries", method: .get, headers: LedgerAPITests.admin) { response in
                     let data = try #require(try response.json()["data"] as? [[String: Any]])

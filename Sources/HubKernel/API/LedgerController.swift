@@ -137,15 +137,7 @@ public struct LedgerController: Sendable {
         let item = try await request.decodeJSON(as: TransferItemRequest.self, context: context)
         let transfer = try transferRequest(item, index: nil)
         try await authorise([transfer], principal: principal, fieldPrefix: { _ in "" })
-        let result = try await ledger.submit(transfer)
-        switch result {
-        case .created(let recorded):
-            return try context.json(TransferRepresentation(recorded), status: .created, headers: [.location: "/v1/ledger/transfers/\(recorded.id)"])
-        case .exists(let recorded):
-            return try context.json(TransferRepresentation(recorded))
-        case .failed(let error):
-            throw error
-        }
+        return try response(to: try await ledger.submit(transfer), context: context)
     }
 
     @Sendable func createBatch(_ request: Request, context: HubRequestContext) async throws -> Response {
@@ -221,7 +213,13 @@ public struct LedgerController: Sendable {
         // A hold resolves once, so an id derived from it makes a retry without an id answer `exists`.
         let id = try body.id.map { try LedgerRequestParsing.transferID($0, field: "id") } ?? DerivedID.transfer(resolving: pendingID, post: post)
         let action: TransferAction = post ? .postPending(pendingID: pendingID, amount: body.amount?.value) : .voidPending(pendingID: pendingID)
-        switch try await ledger.submit(TransferRequest(id: id, action: action)) {
+        return try response(to: try await ledger.submit(TransferRequest(id: id, action: action)), context: context)
+    }
+
+    /// 201 with a `Location` for a new transfer, 200 for one that already existed, the ledger's
+    /// error (a 422 problem) otherwise.
+    private func response(to result: TransferResult, context: HubRequestContext) throws -> Response {
+        switch result {
         case .created(let recorded):
             return try context.json(TransferRepresentation(recorded), status: .created, headers: [.location: "/v1/ledger/transfers/\(recorded.id)"])
         case .exists(let recorded):

@@ -2,8 +2,9 @@ import Foundation
 public import Logging
 public import Metrics
 
-/// What the kernel hands a rail (DESIGN §3.5): the ledger, the event bus, its own storage
-/// namespace, a logger, metrics and a clock.
+/// What the kernel hands a rail (DESIGN §3.5): the ledger, identity (to register wallet
+/// signature schemes and look up users), the event bus, its own storage namespace, a logger,
+/// metrics and a clock. (The secrets vault of DESIGN §3.5 is not built yet.)
 ///
 /// Storage: a plugin uses the shared ``database`` but creates only tables whose names start with
 /// ``tablePrefix``, through its own ``RailPlugin/migrations`` (group ``migrationGroup``). A plugin
@@ -14,6 +15,9 @@ public struct PluginContext: Sendable {
     public let ledger: Ledger
     public let database: Database
     public let events: EventBus
+    /// Users, tokens and wallet sign-in: a rail registers its signature schemes with
+    /// `identity.wallets.schemes.register(_:)`.
+    public let identity: Identity
     public let logger: Logger
     public let metrics: any MetricsFactory
     public let clock: LedgerClock
@@ -22,6 +26,7 @@ public struct PluginContext: Sendable {
         pluginID: String,
         ledger: Ledger,
         events: EventBus,
+        identity: Identity,
         logger: Logger,
         metrics: any MetricsFactory,
         clock: LedgerClock = .system
@@ -30,8 +35,9 @@ public struct PluginContext: Sendable {
         self.ledger = ledger
         self.database = ledger.database
         self.events = events
+        self.identity = identity
         var logger = logger
-        logger[metadataKey: "hub.rail"] = .string(pluginID)
+        logger[metadataKey: "hub.plugin.id"] = .string(pluginID)
         self.logger = logger
         self.metrics = metrics
         self.clock = clock

@@ -45,6 +45,11 @@ public final class PluginHost: Sendable {
         entries: [PluginEntry],
         makeContext: (String) -> PluginContext
     ) throws {
+        // The built-in list is code: a bad or repeated id is a programming error, caught at start.
+        for type in builtIn {
+            precondition(PluginID.isValid(type.id), "plugin id '\(type.id)' is not lower-case words joined by '-'")
+        }
+        precondition(Set(builtIn.map { $0.id }).count == builtIn.count, "two built-in plugins share an id")
         self.builtIn = builtIn
         var running: [Running] = []
         for entry in entries where entry.enabled {
@@ -87,6 +92,21 @@ public final class PluginHost: Sendable {
         var routePrefix: String
     }
 
+    /// A plugin's health, or `down` when it does not answer within two seconds (one stuck plugin
+    /// must not hang the list).
+    static func health(of plugin: any RailPlugin, timeout: Duration = .seconds(2)) async -> PluginHealth {
+        await withTaskGroup(of: PluginHealth?.self) { group in
+            group.addTask { await plugin.health() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? PluginHealth(.down, detail: "the health check did not answer within \(timeout)")
+        }
+    }
+
     @Sendable func list(_ request: Request, context: HubRequestContext) async throws -> Response {
         _ = try context.requirePrincipal()
         var items: [PluginRepresentation] = []
@@ -96,7 +116,7 @@ public final class PluginHost: Sendable {
                     PluginRepresentation(
                         id: type.id,
                         status: "running",
-                        health: await entry.plugin.health(),
+                        health: await Self.health(of: entry.plugin),
                         adminPanel: entry.plugin.adminPanel,
                         routePrefix: "/v1/rails/\(type.id)"
                     )

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HubKernel
 import Hummingbird
 import Logging
@@ -36,7 +37,14 @@ struct Serve: AsyncParsableCommand {
         )
         let database = try await Database.open(configuration.databaseURL)
         do {
-            let hub = try HubAssembly.make(database: database, pluginsFile: pluginsFile, devLogin: configuration.devLogin, logger: logger)
+            let hub = try HubAssembly.make(
+                database: database,
+                pluginsFile: pluginsFile,
+                idempotency: configuration.idempotency,
+                webhookConfiguration: configuration.webhooks,
+                devLogin: configuration.devLogin,
+                logger: logger
+            )
             let migrator = HubAssembly.migrator(for: hub)
             if noMigrate {
                 try await migrator.requireCurrent(database)
@@ -57,6 +65,10 @@ struct Serve: AsyncParsableCommand {
                     or run `hubd admin create --email you@example.org --password-stdin`.
                     """
                 )
+                // stdout is block-buffered when it is a pipe (systemd, a supervisor): flush so the
+                // operator sees the token now, not when the buffer fills.
+                try? FileHandle.standardOutput.synchronize()
+                fflush(nil)
             }
             let app = buildApplication(configuration: configuration, hub: hub)
             logger.info(
