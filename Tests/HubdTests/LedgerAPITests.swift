@@ -246,6 +246,27 @@ struct LedgerAPITests {
                 #expect($0.status == .unprocessableContent)
                 #expect($0.object["field"] as? String == "scale")
             }
+            // A NUL character cannot be stored whole: refused, and nothing is created.
+            try await client.execute(
+                uri: "/v1/assets",
+                method: .post,
+                headers: Self.admin + jsonHeaders,
+                body: ByteBuffer(string: #"{"code":"NUL","scale":0,"name":"a\u0000b"}"#)
+            ) {
+                #expect($0.status == .unprocessableContent)
+                #expect($0.object["code"] as? String == "nul_character")
+            }
+            try await client.execute(uri: "/v1/assets/NUL", method: .get, headers: Self.admin) { #expect($0.status == .notFound) }
+            // An escaped backslash followed by "u0000" is ordinary text.
+            try await client.execute(
+                uri: "/v1/assets",
+                method: .post,
+                headers: Self.admin + jsonHeaders,
+                body: ByteBuffer(string: #"{"code":"BSL","scale":0,"name":"a\\u0000b"}"#)
+            ) {
+                #expect($0.status == .created)
+                #expect($0.object["name"] as? String == #"a\u0000b"#)
+            }
             try await client.execute(uri: "/v1/ledger/accounts/not-a-uuid", method: .get, headers: Self.admin) {
                 #expect($0.status == .unprocessableContent)
             }

@@ -41,7 +41,9 @@ public struct EventsController: Sendable {
     @Sendable func list(_ request: Request, context: HubRequestContext) async throws -> Response {
         try authorise(context)
         let filter = try Self.filter(request)
-        let after = try request.query("after") { Int64($0).flatMap { $0 >= 0 ? $0 : nil } } ?? 0
+        // `cursor` (the pagination convention) and `after` (the SSE-style name) mean the same.
+        let sequence: (String) -> Int64? = { Int64($0).flatMap { $0 >= 0 ? $0 : nil } }
+        let after = try request.query("cursor", sequence) ?? request.query("after", sequence) ?? 0
         let limit = try request.pageLimit(default: 100, maximum: 1000)
         let events = try await bus.database.read { try EventLog.read(after: after, limit: limit, filter: filter, on: $0) }
         var json = "{\"data\":["

@@ -18,7 +18,31 @@ extension Request {
         guard buffer.readableBytes > 0 else {
             throw Problem(.badRequest, code: "malformed_json", detail: "The body is empty; a JSON object is expected.")
         }
+        if Self.containsEscapedNUL(buffer.readableBytesView) {
+            throw Problem.invalid(
+                "body",
+                "Text may not contain the NUL character (\\u0000): storage would cut it there.",
+                code: "nul_character"
+            )
+        }
         return try context.requestDecoder.decode(Value.self, from: Data(buffer.readableBytesView))
+    }
+
+    /// Whether the JSON text has a `\u0000` escape. Raw NUL bytes are invalid JSON already; the
+    /// escape is valid JSON but neither SQLite's C strings nor PostgreSQL's text can hold the
+    /// character, so a value would be stored cut short (and a retry would differ). Escapes are
+    /// walked in pairs so that `\\u0000` (a backslash, then the text "u0000") is not mistaken.
+    static func containsEscapedNUL(_ bytes: some Collection<UInt8>) -> Bool {
+        var iterator = bytes.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "\\") else { continue }
+            guard let escaped = iterator.next() else { return false }
+            guard escaped == UInt8(ascii: "u") else { continue }
+            var digits: [UInt8] = []
+            for _ in 0..<4 { if let digit = iterator.next() { digits.append(digit) } }
+            if digits == Array("0000".utf8) { return true }
+        }
+        return false
     }
 
     static func isJSON(_ contentType: String?) -> Bool {
