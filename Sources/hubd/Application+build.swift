@@ -29,8 +29,9 @@ func buildRouter(hub: Hub) -> Router<HubRequestContext> {
 
     addOperationalRoutes(to: router, hub: hub)
     let v1 = router.group("v1")
-    AuthController(identity: hub.identity, limiter: hub.limiter, devLogin: hub.devLogin).addRoutes(to: v1)
-    UsersController(identity: hub.identity).addRoutes(to: v1)
+    AuthController(identity: hub.identity, limiter: hub.limiter, devLogin: hub.devLogin, credentialsChanged: hub.credentialsChanged)
+        .addRoutes(to: v1)
+    UsersController(identity: hub.identity, credentialsChanged: hub.credentialsChanged).addRoutes(to: v1)
     LedgerController(ledger: hub.ledger, userExists: hub.userExists).addRoutes(to: v1)
     EventsController(bus: hub.bus).addRoutes(to: v1)
     WebhooksController(store: hub.webhooks, nudge: { [dispatcher = hub.webhookDispatcher] in dispatcher.nudge() }).addRoutes(to: v1)

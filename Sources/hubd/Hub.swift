@@ -14,6 +14,8 @@ struct Hub: Sendable {
     let webhookDispatcher: WebhookDispatcher
     /// Whether `POST /v1/auth/dev-login` exists (`HUB_DEV_LOGIN=1`).
     let devLogin: Bool
+    /// Drops cached authentications after a revocation in this process.
+    let credentialsChanged: @Sendable () -> Void
     let authenticator: any Authenticator
     let plugins: PluginHost
     let metrics: PrometheusCollectorRegistry

@@ -49,6 +49,8 @@ enum HubAssembly {
             metrics: metricsFactory,
             logger: logger
         )
+        // Credentials checked in the last 2 s are not read again (see CachingAuthenticator).
+        let cache = CachingAuthenticator(identity)
         return Hub(
             database: database,
             ledger: ledger,
@@ -57,7 +59,8 @@ enum HubAssembly {
             webhooks: webhooks,
             webhookDispatcher: dispatcher,
             devLogin: devLogin,
-            authenticator: authenticator ?? identity,
+            credentialsChanged: { [cache] in cache.invalidateAll() },
+            authenticator: authenticator ?? cache,
             plugins: plugins,
             metrics: registry,
             metricsFactory: metricsFactory,

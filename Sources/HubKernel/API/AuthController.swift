@@ -9,11 +9,15 @@ public struct AuthController: Sendable {
     let identity: Identity
     let limiter: RateLimiter
     let devLogin: Bool
+    /// Called after a change that must stop a credential working at once (logout, a reused
+    /// refresh token ending its session).
+    let credentialsChanged: @Sendable () -> Void
 
-    public init(identity: Identity, limiter: RateLimiter, devLogin: Bool) {
+    public init(identity: Identity, limiter: RateLimiter, devLogin: Bool, credentialsChanged: @escaping @Sendable () -> Void = {}) {
         self.identity = identity
         self.limiter = limiter
         self.devLogin = devLogin
+        self.credentialsChanged = credentialsChanged
     }
 
     public func addRoutes(to v1: RouterGroup<HubRequestContext>) {
@@ -37,7 +41,13 @@ public struct AuthController: Sendable {
     @Sendable func refresh(_ request: Request, context: HubRequestContext) async throws -> Response {
         var request = request
         let body = try await request.decodeJSON(as: RefreshRequest.self, context: context)
-        let tokens = try await identity.tokens.refresh(body.refreshToken)
+        let tokens: TokenPair
+        do {
+            tokens = try await identity.tokens.refresh(body.refreshToken)
+        } catch {
+            credentialsChanged()  // a reused token ends its whole session
+            throw error
+        }
         return try context.json(SessionRepresentation(tokens, user: nil))
     }
 
@@ -45,6 +55,7 @@ public struct AuthController: Sendable {
         var request = request
         let body = try await request.decodeJSON(as: RefreshRequest.self, context: context)
         try await identity.tokens.logout(refreshToken: body.refreshToken)
+        credentialsChanged()
         return Response(status: .noContent)
     }
 

@@ -9,9 +9,12 @@ public import Hummingbird
 /// revokes their own, with scopes their roles permit.
 public struct UsersController: Sendable {
     let identity: Identity
+    /// Called after a change that must stop a credential working at once (a revoked key).
+    let credentialsChanged: @Sendable () -> Void
 
-    public init(identity: Identity) {
+    public init(identity: Identity, credentialsChanged: @escaping @Sendable () -> Void = {}) {
         self.identity = identity
+        self.credentialsChanged = credentialsChanged
     }
 
     public func addRoutes(to v1: RouterGroup<HubRequestContext>) {
@@ -98,6 +101,7 @@ public struct UsersController: Sendable {
             key.userID == principal.userID || principal.isAdmin
         else { throw Problem.notFound("API key") }
         let revoked = try await identity.apiKeys.revoke(id)
+        credentialsChanged()
         return try context.json(APIKeyRepresentation(revoked))
     }
 }
