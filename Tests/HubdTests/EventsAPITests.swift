@@ -54,7 +54,7 @@ struct EventsAPITests {
             let (_, aliceWallet, bobWallet) = try await LedgerAPITests.setUp(client)
             let before = try await hub.database.read { try EventLog.lastSequence(on: $0) }
             // A first connection reads from 2, a second resumes from where the first got to.
-            let first = try SSEClient.start(port: port, lastEventID: 2, seconds: 6)
+            let first = try SSEClient.start(port: port, lastEventID: 2, seconds: 8)
             try await Task.sleep(for: .milliseconds(400))
             for amount in ["1", "2", "3"] {
                 let pay = jsonBody(["debit_account_id": aliceWallet, "credit_account_id": bobWallet, "amount": amount, "asset": "EVT"])
@@ -70,7 +70,7 @@ struct EventsAPITests {
             let resumeFrom = try #require(firstIDs.dropLast(2).last)
             let pay = jsonBody(["debit_account_id": aliceWallet, "credit_account_id": bobWallet, "amount": "4", "asset": "EVT"])
             try await client.execute(uri: "/v1/ledger/transfers", method: .post, headers: LedgerAPITests.alice + jsonHeaders, body: pay) { _ in }
-            let second = try SSEClient.start(port: port, lastEventID: resumeFrom, seconds: 4)
+            let second = try SSEClient.start(port: port, lastEventID: resumeFrom, seconds: 8)
             let secondIDs = try second.finish()
             #expect(secondIDs == Array((resumeFrom + 1)...(last + 1)), "second connection: \(secondIDs)")
         }
@@ -78,7 +78,7 @@ struct EventsAPITests {
 }
 
 /// A real HTTP client for the event stream: curl, reading for a fixed time, then the `id:` lines.
-/// The windows (6 s, 4 s) are far longer than the few milliseconds the events take to arrive, so a
+/// The windows (8 s each) are far longer than the few milliseconds the events take to arrive, so a
 /// loaded machine does not make the test flaky; the test asserts content, never timing.
 struct SSEClient {
     let process: Process

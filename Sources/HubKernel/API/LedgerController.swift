@@ -102,7 +102,12 @@ public struct LedgerController: Sendable {
         if new.owner.kind == .user, new.owner.id != principal.userID.description, try await !userExists(new.owner.id) {
             throw Problem.invalid("owner.id", "No user with this id.")
         }
-        let result = try await ledger.createAccounts([new])[0]
+        var result = try await ledger.createAccounts([new])[0]
+        // The ledger names the owner's id `owner_id`; this request spells it `owner.id`.
+        if case .failed(var error) = result, error.field == "owner_id" {
+            error.field = "owner.id"
+            result = .failed(error)
+        }
         return try created(result, location: "/v1/ledger/accounts/\(new.id)", AccountRepresentation.init, context: context)
     }
 
