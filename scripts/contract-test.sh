@@ -54,17 +54,10 @@ hubd=$root/.build/debug/hubd
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hub-contract.XXXXXX")
 server_pid=
+# Graceful shutdown first; a server that hangs is killed after 15 s.
+source "$root/scripts/lib/stop-process.bash"
 stop_server() {
-    if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
-        kill -TERM "$server_pid" 2>/dev/null || true
-        # Graceful shutdown first; a server that hangs is killed after 15 s.
-        for _ in $(seq 150); do
-            kill -0 "$server_pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -KILL "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
+    stop_process "$server_pid"
     server_pid=
 }
 cleanup() {
