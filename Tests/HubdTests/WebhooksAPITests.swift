@@ -33,7 +33,7 @@ struct WebhooksAPITests {
                     #expect(secret.hasPrefix("whsec_"))
                 }
                 _ = try await LedgerAPITests.setUp(client)  // mints once: one ledger.transfer.posted
-                try await eventually { receiver.count == 1 }
+                try await eventually("the delivery") { receiver.count == 1 }
                 let request = try #require(receiver.requests.first)
                 let signer = try StandardWebhookSigner(secret: secret)
                 try signer.verify(
@@ -47,7 +47,7 @@ struct WebhooksAPITests {
 
                 // The attempt is recorded once the receiver has answered: wait for the record.
                 let deliveriesPath = "/v1/webhooks/\(endpointID)/deliveries"
-                try await eventually {
+                try await eventually("the attempt record") {
                     try await client.execute(uri: deliveriesPath, method: .get, headers: LedgerAPITests.admin) {
                         ($0.object["data"] as? [Any])?.isEmpty == false
                     }
@@ -139,7 +139,7 @@ final class LoopbackReceiver: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await serviceGroup.run() }
             do {
-                try await eventually { receiver.portBox.withLock { $0 } != 0 }
+                try await eventually("the receiver to listen") { receiver.portBox.withLock { $0 } != 0 }
                 try await body(receiver)
             } catch {
                 await serviceGroup.triggerGracefulShutdown()
@@ -149,13 +149,4 @@ final class LoopbackReceiver: Sendable {
             try await group.waitForAll()
         }
     }
-}
-
-func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    Issue.record("condition not met within \(timeout)")
 }

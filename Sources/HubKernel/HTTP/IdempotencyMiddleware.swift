@@ -1,4 +1,3 @@
-import COpenSSL
 import Foundation
 import HTTPTypes
 public import Hummingbird
@@ -113,9 +112,7 @@ public struct IdempotencyMiddleware: RouterMiddleware {
         } else {
             bytes.append(contentsOf: raw)
         }
-        var digest = [UInt8](repeating: 0, count: 32)
-        _ = bytes.withUnsafeBufferPointer { SHA256($0.baseAddress, $0.count, &digest) }
-        return digest
+        return SHA256Digest.hash(bytes)
     }
 
     static func response(replaying stored: IdempotencyStore.StoredResponse) -> Response {

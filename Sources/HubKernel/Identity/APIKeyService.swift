@@ -58,7 +58,7 @@ public final class APIKeyService: Sendable {
             try connection.execute(
                 "INSERT INTO hub_api_keys (id, user_id, name, scopes, secret_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
                 [
-                    .text(id.rawValue), userID.text, .text(name), .text(Self.encode(scopes)), .bytes(IdentityCrypto.sha256(secret)),
+                    .text(id.rawValue), userID.text, .text(name), .text(Self.encode(scopes)), .bytes(SHA256Digest.hash(secret)),
                     .text(key.prefix), now.sqlValue,
                 ]
             )
@@ -78,7 +78,7 @@ public final class APIKeyService: Sendable {
             let key = try Self.key(row)
             return (key, try row.bytes(8), try UserStore.find(key.userID, on: connection)?.user)
         }
-        guard let (key, storedHash, user) = found, IdentityCrypto.constantTimeEqual(IdentityCrypto.sha256(secret), storedHash) else {
+        guard let (key, storedHash, user) = found, IdentityCrypto.constantTimeEqual(SHA256Digest.hash(secret), storedHash) else {
             throw IdentityError(.apiKeyInvalid, "that is not an API key of this hub")
         }
         guard !key.isRevoked else { throw IdentityError(.apiKeyRevoked, "this API key has been revoked") }

@@ -18,16 +18,6 @@ enum IdentityCrypto {
         return bytes
     }
 
-    static func sha256(_ input: some Collection<UInt8>) -> [UInt8] {
-        ensureReady()
-        let message = Array(input)
-        var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_bytes()))
-        _ = crypto_hash_sha256(&digest, message, UInt64(message.count))
-        return digest
-    }
-
-    static func sha256(_ text: String) -> [UInt8] { sha256(Array(text.utf8)) }
-
     /// Equal length and equal bytes, in time that depends only on the length.
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
@@ -90,7 +80,7 @@ struct OpaqueToken {
 
     static func generate(prefix: String) -> OpaqueToken {
         let text = prefix + IdentityCrypto.base64URL(IdentityCrypto.randomBytes(32))
-        return OpaqueToken(plaintext: text, hash: IdentityCrypto.sha256(text))
+        return OpaqueToken(plaintext: text, hash: SHA256Digest.hash(text))
     }
 
     /// The stored hash of a presented token, or `nil` when it does not even have the right shape
@@ -98,7 +88,7 @@ struct OpaqueToken {
     static func hash(presented: String, prefix: String) -> [UInt8]? {
         guard presented.hasPrefix(prefix), presented.utf8.count == prefix.utf8.count + 43 else { return nil }
         guard IdentityCrypto.decodeBase64URL(String(presented.dropFirst(prefix.count)))?.count == 32 else { return nil }
-        return IdentityCrypto.sha256(presented)
+        return SHA256Digest.hash(presented)
     }
 }
 

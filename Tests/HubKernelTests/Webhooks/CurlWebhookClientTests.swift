@@ -1,5 +1,6 @@
 import Foundation
 import HubKernel
+import HubTestSupport
 import Testing
 
 @Suite("curl webhook client")

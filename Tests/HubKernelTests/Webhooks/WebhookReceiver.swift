@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HubKernel
+import HubTestSupport
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -162,26 +163,4 @@ final class WebhookReceiver: Sendable {
             try await tasks.waitForAll()
         }
     }
-}
-
-/// Waits until `condition` holds, checking every 10 ms, and fails the test after `timeout`.
-/// For conditions reached by other tasks; the check, never the wait, is the assertion.
-func eventually(
-    _ what: String,
-    timeout: Duration = .seconds(30),
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () async throws -> Bool
-) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("timed out after \(timeout) waiting for \(what)", sourceLocation: sourceLocation)
-            throw TimedOut(what: what)
-        }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-}
-
-struct TimedOut: Error {
-    let what: String
 }
