@@ -6,6 +6,13 @@ public struct EventFilter: Sendable, Hashable {
 
     public init() {}
 
+    /// Entries checked when they were stored (a webhook endpoint's filter read back).
+    init(trusted entries: [String]) {
+        for entry in entries {
+            if entry.hasSuffix(".*") { prefixes.insert(String(entry.dropLast())) } else { exact.insert(entry) }
+        }
+    }
+
     /// Parses filter entries; `nil` when one is not a dotted type or a prefix of one.
     public init?(_ entries: [String]) {
         for entry in entries {
@@ -26,13 +33,21 @@ public struct EventFilter: Sendable, Hashable {
         isEmpty || exact.contains(type) || prefixes.contains { type.hasPrefix($0) }
     }
 
-    /// Lower-case dotted words of `a-z`, `0-9` and `_`, e.g. `ble.session.paid`.
+    /// Dotted words of letters, digits, `_` and `-`, e.g. `ble.session.paid` or `tip-jar.jar.opened`:
+    /// the one rule for event types in filters, here and in webhook endpoints.
     static func isValidType(_ type: String) -> Bool {
         let words = type.split(separator: ".", omittingEmptySubsequences: false)
-        return (1...255).contains(type.utf8.count)
-            && words.allSatisfy { word in
-                !word.isEmpty && word.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
-            }
+        return (1...255).contains(type.utf8.count) && words.allSatisfy { word in !word.isEmpty && word.utf8.allSatisfy(isTypeCharacter) }
+    }
+
+    static func isTypeCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "_"), UInt8(ascii: "-"):
+            true
+        default:
+            false
+        }
     }
 
     /// A SQL condition on `type` with its binds numbered from `firstBind`, or `nil` when empty.

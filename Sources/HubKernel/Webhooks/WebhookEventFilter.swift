@@ -9,8 +9,8 @@ struct WebhookEventFilter: Sendable, Equatable {
     static let maxPatternLength = 200
 
     let patterns: [String]
-    private let exact: Set<String>
-    private let prefixes: [String]
+    /// The matching itself is the event log's (`GET /v1/events?type=` reads the same patterns).
+    private let filter: EventFilter
 
     /// Validates `patterns` (and drops repeats, keeping the first).
     /// - Throws: ``WebhookError`` `invalid_filter` on field `event_types`.
@@ -30,18 +30,10 @@ struct WebhookEventFilter: Sendable, Equatable {
     /// Patterns read back from the database, validated when they were written.
     init(trusted patterns: [String]) {
         self.patterns = patterns
-        var exact = Set<String>()
-        var prefixes: [String] = []
-        for pattern in patterns {
-            if pattern.hasSuffix(".*") { prefixes.append(String(pattern.dropLast())) } else { exact.insert(pattern) }
-        }
-        self.exact = exact
-        self.prefixes = prefixes
+        self.filter = EventFilter(trusted: patterns)
     }
 
-    func matches(_ type: String) -> Bool {
-        patterns.isEmpty || exact.contains(type) || prefixes.contains { type.hasPrefix($0) }
-    }
+    func matches(_ type: String) -> Bool { filter.matches(type) }
 
     static func == (lhs: Self, rhs: Self) -> Bool { lhs.patterns == rhs.patterns }
 
@@ -56,18 +48,7 @@ struct WebhookEventFilter: Sendable, Equatable {
         let segments = pattern.split(separator: ".", omittingEmptySubsequences: false)
         for (index, segment) in segments.enumerated() {
             if segment == "*" && index == segments.count - 1 && index > 0 { continue }
-            guard !segment.isEmpty, segment.utf8.allSatisfy(Self.isTypeCharacter) else { throw invalid }
-        }
-    }
-
-    private static func isTypeCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        case UInt8(ascii: "_"), UInt8(ascii: "-"):
-            true
-        default:
-            false
+            guard !segment.isEmpty, segment.utf8.allSatisfy(EventFilter.isTypeCharacter) else { throw invalid }
         }
     }
 }
