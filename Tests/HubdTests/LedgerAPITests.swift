@@ -206,6 +206,40 @@ struct LedgerAPITests {
         }
     }
 
+    @Test("batches: one result each, a failing linked chain moves nothing, a malformed item refuses the whole batch", arguments: TestBackend.enabled)
+    func batches(backend: TestBackend) async throws {
+        try await withTestHub(on: backend) { hub, client in
+            let (_, aliceWallet, bobWallet) = try await Self.setUp(client)
+            func pay(_ amount: String, linked: Bool = false) -> [String: Any] {
+                ["debit_account_id": aliceWallet, "credit_account_id": bobWallet, "amount": amount, "asset": "EVT", "linked": linked]
+            }
+            // A chain of two where the second overdraws: both fail; the third, alone, succeeds.
+            let body = jsonBody(["transfers": [pay("100", linked: true), pay("999999"), pay("7")]])
+            try await client.execute(uri: "/v1/ledger/transfers/batch", method: .post, headers: Self.alice + jsonHeaders, body: body) { response in
+                #expect(response.status == .ok)
+                let results = try #require(try response.json()["results"] as? [[String: Any]])
+                #expect(results.map { $0["status"] as? String } == ["failed", "failed", "created"])
+                #expect((results[1]["error"] as? [String: Any])?["code"] as? String == "exceeds_credits")
+                #expect((results[0]["error"] as? [String: Any])?["code"] as? String == "linked_event_failed")
+            }
+            #expect(try await Self.available(client, bobWallet) == "7")
+            // A malformed item names its index; nothing of the batch runs.
+            let malformed = jsonBody(["transfers": [pay("5"), pay("5"), ["debit_account_id": aliceWallet, "asset": "EVT"]]])
+            try await client.execute(uri: "/v1/ledger/transfers/batch", method: .post, headers: Self.alice + jsonHeaders, body: malformed) {
+                #expect($0.status == .unprocessableContent)
+                #expect($0.object["field"] as? String == "transfers[2].credit_account_id")
+            }
+            try await client.execute(
+                uri: "/v1/ledger/transfers/batch",
+                method: .post,
+                headers: Self.alice + jsonHeaders,
+                body: jsonBody(["transfers": [] as [Any]])
+            ) { #expect($0.status == .unprocessableContent) }
+            #expect(try await Self.available(client, bobWallet) == "7")
+            #expect(try await Self.available(client, aliceWallet) == "9993")
+        }
+    }
+
     @Test("the largest amount, 2^128-1, round-trips through the API")
     func largestAmount() async throws {
         try await withTestHub(on: .sqlite) { hub, client in
