@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // System C libraries (Debian -dev packages; scripts/install-deps.sh installs them).
@@ -64,11 +66,56 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Rail plugins (DESIGN §2): each imports the kernel (and ChainKit where it speaks a chain), never
+        // another rail.
+        .target(
+            name: "HubBLESessions",
+            dependencies: [
+                "HubKernel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/Plugins/BLESessions",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HubLocalChain",
+            dependencies: [
+                "HubKernel",
+                "ChainKit",
+                "CZstd",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/Plugins/LocalChain",
+            swiftSettings: swiftSettings
+        ),
+
+        // The admin console: server-side Mustache templates and hand-written JS/CSS, versioned here.
+        .target(
+            name: "HubConsole",
+            dependencies: [
+                "HubKernel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+
         .executableTarget(
             name: "hubd",
             dependencies: [
                 "HubKernel",
                 "ChainKit",
+                "HubBLESessions",
+                "HubLocalChain",
+                "HubConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -145,10 +192,35 @@ let package = Package(
             dependencies: [
                 "hubd",
                 "HubKernel",
+                "HubBLESessions",
+                "HubLocalChain",
+                "HubConsole",
+                "ChainKit",
                 "HubTestSupport",
                 "CSodium",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HubBLESessionsTests",
+            dependencies: [
+                "HubBLESessions",
+                "HubKernel",
+                "HubTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HubLocalChainTests",
+            dependencies: [
+                "HubLocalChain",
+                "HubKernel",
+                "ChainKit",
+                "HubTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

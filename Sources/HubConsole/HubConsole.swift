@@ -1,0 +1,2 @@
+/// The admin console served at `/admin` (issue 7). Being built.
+enum HubConsole {}

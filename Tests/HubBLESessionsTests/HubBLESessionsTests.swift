@@ -1,0 +1,1 @@
+// Tests of the BLE sessions rail (issue 5).

@@ -1,0 +1,1 @@
+// Tests of the local chain rail (issue 6).
