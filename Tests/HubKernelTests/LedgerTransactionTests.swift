@@ -1,0 +1,140 @@
+import HubKernel
+import HubTestSupport
+import Testing
+
+/// `Ledger.write`: a caller's own rows and its transfers commit together or not at all.
+@Suite("Ledger joint transactions", .timeLimit(.minutes(2)))
+struct LedgerTransactionTests {
+    struct Abort: Error {}
+
+    private static func makeTable(_ ledger: Ledger) async throws {
+        try await ledger.database.write { connection in
+            try connection.execute("CREATE TABLE joint_notes (id TEXT PRIMARY KEY, transfer_id TEXT NOT NULL)", [])
+        }
+    }
+
+    private static func notes(_ ledger: Ledger) async throws -> Int64 {
+        try await ledger.database.read { connection in
+            try connection.queryFirst("SELECT COUNT(*) FROM joint_notes", [])!.int(0)
+        }
+    }
+
+    @Test("a transfer and the caller's row commit together, with the ledger's event", arguments: TestBackend.enabled)
+    func commitsTogether(backend: TestBackend) async throws {
+        try await withLedger(on: backend) { ledger in
+            try await Self.makeTable(ledger)
+            let usd = try await ledger.makeAsset("USD")
+            let alice = try await ledger.makeWallet(usd)
+            let bob = try await ledger.makeWallet(usd)
+            try await ledger.mint(1_000, of: usd, to: alice)
+            let transferID = TransferID.random()
+
+            let kind = try await ledger.write { tx in
+                let result = try tx.submit(
+                    TransferRequest(id: transferID, action: .post(debit: alice.id, credit: bob.id, amount: 400, asset: usd.code))
+                )
+                try tx.connection.execute("INSERT INTO joint_notes (id, transfer_id) VALUES ($1, $2)", [.text("n1"), .text(transferID.description)])
+                return result.transfer?.kind
+            }
+            #expect(kind == .posted)
+            #expect(try await Self.notes(ledger) == 1)
+            #expect(try await ledger.balance(bob).available == 400)
+            let events = try await ledger.database.read { try EventLog.read(after: 0, limit: 100, on: $0) }
+            #expect(events.contains { $0.type == "ledger.transfer.posted" && $0.subject == transferID.description })
+            try await ledger.expectVerified()
+        }
+    }
+
+    @Test("when the body throws after a transfer, the transfer and the caller's rows roll back", arguments: TestBackend.enabled)
+    func rollsBackTogether(backend: TestBackend) async throws {
+        try await withLedger(on: backend) { ledger in
+            try await Self.makeTable(ledger)
+            let usd = try await ledger.makeAsset("USD")
+            let alice = try await ledger.makeWallet(usd)
+            let bob = try await ledger.makeWallet(usd)
+            try await ledger.mint(1_000, of: usd, to: alice)
+            let transferID = TransferID.random()
+
+            await #expect(throws: Abort.self) {
+                try await ledger.write { tx in
+                    _ = try tx.submit(
+                        TransferRequest(id: transferID, action: .post(debit: alice.id, credit: bob.id, amount: 400, asset: usd.code))
+                    )
+                    try tx.connection.execute("INSERT INTO joint_notes (id, transfer_id) VALUES ($1, $2)", [.text("n1"), .text(transferID.description)])
+                    throw Abort()
+                }
+            }
+            #expect(try await Self.notes(ledger) == 0)
+            #expect(try await ledger.transfer(transferID) == nil)
+            #expect(try await ledger.balance(alice).available == 1_000)
+            #expect(try await ledger.balance(bob).available == 0)
+            try await ledger.expectVerified()
+        }
+    }
+
+    @Test("a hold placed and posted in two joint transactions; its status is readable inside", arguments: TestBackend.enabled)
+    func holdThenPost(backend: TestBackend) async throws {
+        try await withLedger(on: backend) { ledger in
+            let usd = try await ledger.makeAsset("USD")
+            let alice = try await ledger.makeWallet(usd)
+            let bob = try await ledger.makeWallet(usd)
+            try await ledger.mint(1_000, of: usd, to: alice)
+            let holdID = TransferID.random()
+            let held = try await ledger.write { tx in
+                _ = try tx.submit(
+                    TransferRequest(id: holdID, action: .hold(debit: alice.id, credit: bob.id, amount: 300, asset: usd.code, timeoutSeconds: 60))
+                )
+                return try tx.pendingStatus(holdID)?.state
+            }
+            #expect(held == .pending)
+            #expect(try await ledger.balance(alice).available == 700)
+            let posted = try await ledger.write { tx in
+                _ = try tx.submit(TransferRequest(id: .random(), action: .postPending(pendingID: holdID, amount: nil)))
+                return try tx.pendingStatus(holdID)?.state
+            }
+            #expect(posted == .posted)
+            #expect(try await ledger.balance(bob).available == 300)
+            try await ledger.expectVerified()
+        }
+    }
+
+    @Test("joint transactions interleaved with plain submits on one account never lose a unit", arguments: TestBackend.enabled)
+    func concurrentWithSubmits(backend: TestBackend) async throws {
+        try await withLedger(on: backend) { ledger in
+            try await Self.makeTable(ledger)
+            let usd = try await ledger.makeAsset("USD")
+            let alice = try await ledger.makeWallet(usd)
+            let bob = try await ledger.makeWallet(usd)
+            try await ledger.mint(100, of: usd, to: alice)
+            // 150 attempts of one unit each from an account holding 100: exactly 100 succeed,
+            // whichever path they took; every failed joint attempt throws and leaves no row.
+            let succeeded = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<150 {
+                    group.addTask {
+                        let request = TransferRequest(id: .random(), action: .post(debit: alice.id, credit: bob.id, amount: 1, asset: usd.code))
+                        if index.isMultiple(of: 2) {
+                            return try await ledger.submit(request).transfer != nil
+                        }
+                        do {
+                            try await ledger.write { tx in
+                                guard try tx.submit(request).transfer != nil else { throw Abort() }
+                                try tx.connection.execute(
+                                    "INSERT INTO joint_notes (id, transfer_id) VALUES ($1, $2)",
+                                    [.text("n\(index)"), .text(request.id.description)]
+                                )
+                            }
+                            return true
+                        } catch is Abort {
+                            return false
+                        }
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(succeeded == 100)
+            #expect(try await ledger.balance(bob).available == 100)
+            #expect(try await ledger.balance(alice).available == 0)
+            try await ledger.expectVerified()
+        }
+    }
+}
