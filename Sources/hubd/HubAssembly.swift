@@ -35,7 +35,10 @@ enum HubAssembly {
         let plugins: PluginHost
         do {
             plugins = try PluginHost(builtIn: builtIn, entries: pluginsFile.pluginEntries) { id in
-                PluginContext(pluginID: id, ledger: ledger, events: bus, identity: identity, logger: logger, metrics: metricsFactory, clock: clock)
+                PluginContext(
+                    pluginID: id, ledger: ledger, events: bus, identity: identity, logger: logger, metrics: metricsFactory,
+                    clock: clock, developmentLogin: devLogin
+                )
             }
         } catch let failure as PluginSetupError {
             throw pluginsFile.error(for: failure)

@@ -21,6 +21,9 @@ public struct PluginContext: Sendable {
     public let logger: Logger
     public let metrics: any MetricsFactory
     public let clock: LedgerClock
+    /// Whether the kernel's password-less development login (`HUB_DEV_LOGIN=1`) is on: a rail may
+    /// offer its own development sign-in only then.
+    public let developmentLogin: Bool
 
     public init(
         pluginID: String,
@@ -29,7 +32,8 @@ public struct PluginContext: Sendable {
         identity: Identity,
         logger: Logger,
         metrics: any MetricsFactory,
-        clock: LedgerClock = .system
+        clock: LedgerClock = .system,
+        developmentLogin: Bool = false
     ) {
         self.pluginID = pluginID
         self.ledger = ledger
@@ -41,6 +45,7 @@ public struct PluginContext: Sendable {
         self.logger = logger
         self.metrics = metrics
         self.clock = clock
+        self.developmentLogin = developmentLogin
     }
 
     /// `ble-sessions` → `ble_sessions_`: every table of the plugin starts with this.

@@ -1,0 +1,105 @@
+/// Why a scanner's bytes held no session id.
+public struct AdvertisementParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let reason: String
+    public var description: String { reason }
+}
+
+extension Advertisement {
+    /// One AD structure as received.
+    public struct Structure: Sendable, Equatable {
+        public var type: UInt8
+        public var data: ArraySlice<UInt8>
+    }
+
+    /// Splits advertising data (optionally followed by scan-response data: the two concatenate
+    /// into one sequence of structures) into its AD structures.
+    ///
+    /// A zero length octet ends the significant part, and what follows must be zero padding. A
+    /// structure that claims more octets than remain is truncated data and is refused rather than
+    /// guessed at.
+    public static func structures(in bytes: [UInt8]) throws(AdvertisementParseError) -> [Structure] {
+        guard !bytes.isEmpty else { throw AdvertisementParseError(reason: "the advertising data is empty") }
+        var structures: [Structure] = []
+        var offset = 0
+        while offset < bytes.count {
+            let length = Int(bytes[offset])
+            if length == 0 {
+                // Padding: a scan response may follow a padded 31-octet advertisement, so skip
+                // zeros and go on; anything else after a zero is a structure again.
+                offset += 1
+                continue
+            }
+            guard offset + length < bytes.count else {
+                throw AdvertisementParseError(
+                    reason: "the AD structure at offset \(offset) claims \(length) octets but only \(bytes.count - offset - 1) follow (truncated data)"
+                )
+            }
+            structures.append(Structure(type: bytes[offset + 1], data: bytes[(offset + 2)..<(offset + 1 + length)]))
+            offset += 1 + length
+        }
+        guard !structures.isEmpty else { throw AdvertisementParseError(reason: "the advertising data holds only padding") }
+        return structures
+    }
+
+    /// The session id in what a scanner received: service data for `FEED` carrying 5 octets, or,
+    /// as the existing app advertises, a local name `GOTCHU` + 10 hex digits beside `FEED` in a
+    /// service UUID list (the app accepts the name only then, and so does this).
+    public static func ephemeralID(in bytes: [UInt8]) throws(AdvertisementParseError) -> EphemeralID {
+        let structures = try structures(in: bytes)
+        var listsService = false
+        var name: String?
+        for structure in structures {
+            switch ADType(rawValue: structure.type) {
+            case .serviceData16BitUUID:
+                guard structure.data.count >= 2 else {
+                    throw AdvertisementParseError(reason: "service data shorter than its 16-bit UUID")
+                }
+                let uuid = UInt16(structure.data[structure.data.startIndex]) | UInt16(structure.data[structure.data.startIndex + 1]) << 8
+                guard uuid == serviceUUID16 else { continue }
+                let payload = Array(structure.data.dropFirst(2))
+                guard let eid = EphemeralID(bytes: payload) else {
+                    throw AdvertisementParseError(
+                        reason: "service data for 0xFEED carries \(payload.count) octets; a session id is \(EphemeralID.byteCount)"
+                    )
+                }
+                return eid
+            case .incomplete16BitUUIDs, .complete16BitUUIDs:
+                guard structure.data.count % 2 == 0 else {
+                    throw AdvertisementParseError(reason: "a 16-bit UUID list of \(structure.data.count) octets (not a multiple of 2)")
+                }
+                var index = structure.data.startIndex
+                while index < structure.data.endIndex {
+                    if UInt16(structure.data[index]) | UInt16(structure.data[index + 1]) << 8 == serviceUUID16 { listsService = true }
+                    index += 2
+                }
+            case .incomplete128BitUUIDs, .complete128BitUUIDs:
+                guard structure.data.count % 16 == 0 else {
+                    throw AdvertisementParseError(reason: "a 128-bit UUID list of \(structure.data.count) octets (not a multiple of 16)")
+                }
+                let uuids = stride(from: 0, to: structure.data.count, by: 16).map {
+                    Array(structure.data.dropFirst($0).prefix(16))
+                }
+                if uuids.contains(serviceUUID128LittleEndian) { listsService = true }
+            case .completeLocalName, .shortenedLocalName:
+                name = String(decoding: structure.data, as: UTF8.self)
+            case .flags, nil:
+                continue
+            }
+        }
+        if let name, name.hasPrefix(localNamePrefix) {
+            let digits = String(name.dropFirst(localNamePrefix.count))
+            guard listsService else {
+                throw AdvertisementParseError(reason: "a GOTCHU local name without the 0xFEED service UUID")
+            }
+            guard let eid = EphemeralID(hex: digits), !digits.hasPrefix("0x"), !digits.hasPrefix("0X") else {
+                throw AdvertisementParseError(reason: "the local name \"\(name)\" does not end in 10 hex digits")
+            }
+            return eid
+        }
+        throw AdvertisementParseError(reason: "no 0xFEED service data and no GOTCHU local name in the advertising data")
+    }
+
+    /// `0000FEED-0000-1000-8000-00805F9B34FB` as it appears on air: the 16 octets little-endian.
+    static let serviceUUID128LittleEndian: [UInt8] =
+        [0xFB, 0x34, 0x9B, 0x5F, 0x80, 0x00, 0x00, 0x80, 0x00, 0x10, 0x00, 0x00, 0xED, 0xFE, 0x00, 0x00]
+}

@@ -1,0 +1,52 @@
+public import HubKernel
+public import Hummingbird
+public import ServiceLifecycle
+
+/// The BLE sessions rail (`ble-sessions`): proximity payment sessions. A payee opens a session and
+/// advertises its anonymous EID over Bluetooth; a phone nearby resolves the EID, locks the session
+/// (a hold on the payer's wallet) and pays it (the hold posted). Optionally, the Gotchu server's
+/// routes under `/gotchu`, so the existing app works by changing its base URL.
+public struct BLESessionsPlugin: RailPlugin {
+    public static let id = "ble-sessions"
+
+    let configuration: BLESessionsConfiguration
+    let service: SessionService
+    let controller: SessionsController
+    let gotchu: GotchuController?
+    let sweeper: SessionSweeper
+
+    public init(context: PluginContext, config: PluginConfig) throws {
+        configuration = try BLESessionsConfiguration(config)
+        service = SessionService(
+            ledger: context.ledger,
+            identity: context.identity,
+            configuration: configuration,
+            clock: context.clock,
+            source: context.eventSource
+        )
+        let limiter = RateLimiter()
+        controller = SessionsController(service: service, limiter: limiter)
+        gotchu =
+            configuration.gotchuCompatible
+            ? GotchuController(service: service, identity: context.identity, developmentLogin: context.developmentLogin, limiter: limiter)
+            : nil
+        sweeper = SessionSweeper(service: service, interval: configuration.sweepInterval, logger: context.logger)
+    }
+
+    public var migrations: [Migration] { BLESessionsMigrations.all }
+
+    public func addRoutes(to group: RouterGroup<HubRequestContext>) {
+        controller.addRoutes(to: group)
+        gotchu?.addRoutes(to: group.group("gotchu"))
+    }
+
+    public var services: [any Service] { [sweeper] }
+
+    public var adminPanel: AdminPanel? {
+        AdminPanel(
+            title: "BLE sessions",
+            summary: "Proximity payment sessions: payees advertise an anonymous id over Bluetooth; one payer per share locks and pays.",
+            links: [AdminPanel.Link(title: "Sessions", path: "/sessions")]
+        )
+    }
+}

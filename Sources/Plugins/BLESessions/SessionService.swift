@@ -1,0 +1,352 @@
+import Foundation
+import HubKernel
+
+/// The session state machine. Each transition runs in one ``Ledger/write(_:)`` transaction: the
+/// session row (locked), the lock rows, the ledger hold or payment, and the event commit
+/// together, and transactions on one session run one at a time, so "first lock wins" and "one
+/// payment per share" hold under any concurrency, on both backends.
+struct SessionService: Sendable {
+    let ledger: Ledger
+    let identity: Identity
+    let configuration: BLESessionsConfiguration
+    let clock: LedgerClock
+    let source: String
+
+    /// A transition's result: done, or refused after committing what the refusal itself changed
+    /// (a pay that finds its lock expired releases the lock, then tells the payer).
+    enum Outcome<Value: Sendable>: Sendable {
+        case done(Value)
+        case refused(Problem)
+
+        func get() throws -> Value {
+            switch self {
+            case .done(let value): return value
+            case .refused(let problem): throw problem
+            }
+        }
+    }
+
+    struct NewSession: Sendable {
+        var payee: UserID
+        var amount: UInt128
+        var asset: AssetCode?
+        var ttlSeconds: Int?
+        var splitMode: PaymentSession.SplitMode = .single
+        var payers = 1
+    }
+
+    static let maxPayers = 100
+
+    // MARK: Create
+
+    func create(_ new: NewSession) async throws -> PaymentSession {
+        guard let code = new.asset ?? configuration.defaultAsset else {
+            throw Problem.invalid("asset", "Name the asset: this hub has no default asset for sessions.")
+        }
+        let ttl = new.ttlSeconds ?? configuration.sessionTTLSeconds
+        guard (10...configuration.maxSessionTTLSeconds).contains(ttl) else {
+            throw Problem.invalid("ttl_seconds", "A session lasts 10 to \(configuration.maxSessionTTLSeconds) seconds, not \(ttl).")
+        }
+        guard new.amount > 0 else { throw Problem.invalid("amount", "The amount must be at least one minor unit.") }
+        switch new.splitMode {
+        case .single:
+            guard new.payers == 1 else { throw Problem.invalid("split.payers", "A single-payer session has exactly one payer.") }
+        case .equal:
+            guard (2...Self.maxPayers).contains(new.payers) else {
+                throw Problem.invalid("split.payers", "An equal split has 2 to \(Self.maxPayers) payers, not \(new.payers).")
+            }
+            guard new.amount >= UInt128(new.payers) else {
+                throw Problem.invalid("amount", "\(new.amount) minor units cannot be split into \(new.payers) shares of at least one unit.")
+            }
+        }
+        guard try await ledger.asset(code) != nil else {
+            throw Problem.invalid("asset", "No asset \(code) on this hub.", code: "asset_not_found")
+        }
+        let wallet = try await ledger.wallet(of: new.payee, asset: code)
+        // Principals always name real users in production; a session opened for an id without a
+        // profile (as some tests do) shows a neutral name rather than failing.
+        let displayName = try await identity.users.user(new.payee)?.displayName ?? "Payee"
+        let source = self.source
+        let session = try await ledger.write { tx in
+            let now = tx.now
+            var session = PaymentSession(
+                id: UUID().uuidString.lowercased(),
+                payeeID: new.payee,
+                payeeAccountID: wallet.id,
+                payeeDisplayName: displayName,
+                asset: code,
+                amount: new.amount,
+                splitMode: new.splitMode,
+                shares: new.payers,
+                paidShares: 0,
+                heldShares: 0,
+                status: .advertising,
+                eid: EphemeralID.random(),
+                eidIssuedAt: now,
+                createdAt: now,
+                expiresAt: now.adding(seconds: ttl),
+                endedAt: nil
+            )
+            try SessionStore.insert(session, on: tx.connection)
+            session.eid = try Self.issueEID(for: session.id, at: now, on: tx.connection)
+            try SessionStore.update(session, on: tx.connection)
+            try EventLog.append([SessionEvents.event(SessionEvents.created, session, at: now, source: source)], on: tx.connection)
+            return session
+        }
+        return session
+    }
+
+    /// A fresh EID recorded for the session; draws again on the rare collision.
+    private static func issueEID(for session: String, at time: LedgerTimestamp, on connection: any SQLConnection) throws -> EphemeralID {
+        for _ in 0..<8 {
+            let eid = EphemeralID.random()
+            if try SessionStore.insertEID(eid, session: session, at: time, on: connection) { return eid }
+        }
+        throw DatabaseError(.query, "no free session id after 8 draws of 40 random bits")
+    }
+
+    // MARK: Resolve
+
+    /// The session an EID names, for a payer nearby. A replaced EID resolves during its grace
+    /// period only; an expired or cancelled session is gone.
+    func resolve(_ eid: EphemeralID) async throws -> (PaymentSession, nextShare: Int) {
+        let found = try await ledger.database.read { connection -> (PaymentSession, [SessionLock])? in
+            guard let (session, validUntil) = try SessionStore.lookup(eid, on: connection) else { return nil }
+            if let validUntil, validUntil <= clock.now() { return nil }
+            return (session, try SessionStore.locks(session: session.id, on: connection))
+        }
+        guard let (session, locks) = found else { throw SessionProblem.unknownEID() }
+        if session.status == .expired || (!session.status.isFinal && session.expiresAt <= clock.now()) {
+            throw SessionProblem.expired(session)
+        }
+        if session.status == .cancelled { throw SessionProblem.cancelled() }
+        return (session, Self.freeShare(of: session, locks: locks) ?? 0)
+    }
+
+    /// The lowest share that is neither held nor paid.
+    private static func freeShare(of session: PaymentSession, locks: [SessionLock]) -> Int? {
+        let taken = Set(locks.filter { $0.state == .held || $0.state == .paid }.map(\.share))
+        return (0..<session.shares).first { !taken.contains($0) }
+    }
+
+    // MARK: Lock
+
+    /// Locks a share for `payer` and holds its amount on their wallet. Repeating the call while
+    /// the lock stands returns the same lock.
+    func lock(_ sessionID: String, payer: UserID) async throws -> (PaymentSession, SessionLock) {
+        let lockTTL = configuration.lockTTLSeconds
+        let source = self.source
+        return try await ledger.write { tx -> Outcome<(PaymentSession, SessionLock)> in
+            let now = tx.now
+            guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection) else {
+                return .refused(SessionProblem.notFound())
+            }
+            if session.status.isFinal { return .refused(SessionProblem.ended(session)) }
+            if session.expiresAt <= now { return .refused(SessionProblem.expired(session)) }
+            guard payer != session.payeeID else { return .refused(SessionProblem.cannotPaySelf()) }
+            let locks = try SessionStore.locks(session: sessionID, on: tx.connection)
+            if let mine = locks.first(where: { $0.payerID == payer && $0.state == .held }) {
+                if mine.expiresAt > now { return .done((session, mine)) }
+                // Lapsed but not yet swept: release it here and take a fresh lock below.
+                try Self.expire(mine, of: &session, at: now, on: &tx, source: source)
+            }
+            if locks.contains(where: { $0.payerID == payer && $0.state == .paid }) {
+                return .refused(SessionProblem.shareAlreadyPaid())
+            }
+            let current = try SessionStore.locks(session: sessionID, on: tx.connection)
+            guard let share = Self.freeShare(of: session, locks: current) else { return .refused(SessionProblem.busy()) }
+
+            let amount = session.shareAmount(share)
+            let payerAccount = AccountID.wallet(user: payer, asset: session.asset)
+            let expiresAt = min(now.adding(seconds: lockTTL), session.expiresAt)
+            // The ledger's own timeout is a backstop, a little later than the lock's: the sweeper
+            // normally voids the hold itself, with the event that says why.
+            let holdSeconds = UInt32(max(1, (expiresAt.nanoseconds - now.nanoseconds) / 1_000_000_000 + 30))
+            let holdID = TransferID.timeOrdered()
+            let hold = TransferRequest(
+                id: holdID,
+                action: .hold(debit: payerAccount, credit: session.payeeAccountID, amount: amount, asset: session.asset, timeoutSeconds: holdSeconds),
+                reference: TransferReference(rail: "ble-sessions", type: "session", id: session.id),
+                metadata: ["share": String(share)]
+            )
+            switch try tx.submit(hold) {
+            case .created, .exists: break
+            case .failed(let error):
+                switch error.code {
+                case .exceedsCredits: return .refused(SessionProblem.insufficientFunds(amount, session.asset))
+                case .debitAccountNotFound: return .refused(SessionProblem.noWallet(session.asset))
+                default: return .refused(SessionProblem.ledgerRefused(error))
+                }
+            }
+            let lock = SessionLock(
+                id: UUID().uuidString.lowercased(),
+                sessionID: session.id,
+                share: share,
+                payerID: payer,
+                payerAccountID: payerAccount,
+                amount: amount,
+                holdID: holdID,
+                state: .held,
+                lockedAt: now,
+                expiresAt: expiresAt
+            )
+            try SessionStore.insert(lock, on: tx.connection)
+            session.heldShares += 1
+            session.settleStatus()
+            try SessionStore.update(session, on: tx.connection)
+            try EventLog.append([SessionEvents.event(SessionEvents.locked, session, lock: lock, at: now, source: source)], on: tx.connection)
+            return .done((session, lock))
+        }.get()
+    }
+
+    // MARK: Pay
+
+    /// Posts the hold of `payer`'s lock: the share is paid, and the session when every share is.
+    func pay(_ sessionID: String, payer: UserID) async throws -> (PaymentSession, SessionLock) {
+        let source = self.source
+        return try await ledger.write { tx -> Outcome<(PaymentSession, SessionLock)> in
+            let now = tx.now
+            guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection) else {
+                return .refused(SessionProblem.notFound())
+            }
+            guard payer != session.payeeID else { return .refused(SessionProblem.cannotPaySelf()) }
+            let mine = try SessionStore.locks(session: sessionID, on: tx.connection).filter { $0.payerID == payer }
+            guard var lock = mine.last(where: { $0.state == .held }) else {
+                if mine.contains(where: { $0.state == .paid }) { return .refused(SessionProblem.shareAlreadyPaid()) }
+                if session.status.isFinal { return .refused(SessionProblem.ended(session)) }
+                if session.expiresAt <= now { return .refused(SessionProblem.expired(session)) }
+                if let lapsed = mine.last, lapsed.state == .expired { return .refused(SessionProblem.lockExpired(lapsed)) }
+                return .refused(SessionProblem.notLocked())
+            }
+            if lock.expiresAt <= now {
+                try Self.expire(lock, of: &session, at: now, on: &tx, source: source)
+                return .refused(SessionProblem.lockExpired(lock))
+            }
+            let paymentID = TransferID.timeOrdered()
+            switch try tx.submit(TransferRequest(id: paymentID, action: .postPending(pendingID: lock.holdID, amount: nil))) {
+            case .created, .exists: break
+            case .failed(let error) where error.code == .pendingTransferExpired || error.code == .pendingTransferAlreadyVoided:
+                // The ledger's backstop timeout got there first; the money never moved.
+                try Self.expire(lock, of: &session, at: now, on: &tx, source: source, holdAlreadyReleased: true)
+                return .refused(SessionProblem.lockExpired(lock))
+            case .failed(let error):
+                throw error
+            }
+            lock.state = .paid
+            lock.resolvedAt = now
+            lock.paymentID = paymentID
+            try SessionStore.update(lock, on: tx.connection)
+            session.heldShares -= 1
+            session.paidShares += 1
+            session.settleStatus()
+            if session.status == .paid { session.endedAt = now }
+            try SessionStore.update(session, on: tx.connection)
+            try EventLog.append([SessionEvents.event(SessionEvents.paid, session, lock: lock, at: now, source: source)], on: tx.connection)
+            return .done((session, lock))
+        }.get()
+    }
+
+    // MARK: Cancel and rotate
+
+    /// Ends an unpaid session for its payee, releasing every held share. Shares already paid stay
+    /// paid: that money has moved.
+    func cancel(_ sessionID: String, by principal: Principal) async throws -> PaymentSession {
+        let source = self.source
+        return try await ledger.write { tx -> Outcome<PaymentSession> in
+            let now = tx.now
+            guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection),
+                session.payeeID == principal.userID || principal.isAdmin
+            else { return .refused(SessionProblem.notFound()) }
+            if session.status.isFinal { return .refused(SessionProblem.ended(session)) }
+            let released = try Self.releaseHeld(of: &session, at: now, on: &tx)
+            session.status = .cancelled
+            session.endedAt = now
+            try SessionStore.update(session, on: tx.connection)
+            try EventLog.append(
+                [SessionEvents.event(SessionEvents.cancelled, session, released: released, at: now, source: source)],
+                on: tx.connection
+            )
+            return .done(session)
+        }.get()
+    }
+
+    /// Gives an open session a new EID; the old one resolves for the grace period only.
+    func rotate(_ sessionID: String, by principal: Principal) async throws -> PaymentSession {
+        let grace = configuration.eidGraceSeconds
+        let source = self.source
+        return try await ledger.write { tx -> Outcome<PaymentSession> in
+            guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection),
+                session.payeeID == principal.userID || principal.isAdmin
+            else { return .refused(SessionProblem.notFound()) }
+            if session.status.isFinal { return .refused(SessionProblem.ended(session)) }
+            try Self.rotate(&session, grace: grace, at: tx.now, on: tx.connection, source: source)
+            return .done(session)
+        }.get()
+    }
+
+    static func rotate(_ session: inout PaymentSession, grace: Int, at now: LedgerTimestamp, on connection: any SQLConnection, source: String) throws {
+        let previous = session.eid
+        let validUntil = now.adding(seconds: grace)
+        try SessionStore.retireEID(previous, validUntil: validUntil, on: connection)
+        session.eid = try issueEID(for: session.id, at: now, on: connection)
+        session.eidIssuedAt = now
+        try SessionStore.update(session, on: connection)
+        try EventLog.append(
+            [SessionEvents.event(SessionEvents.eidRotated, session, previousEID: (previous, validUntil), at: now, source: source)],
+            on: connection
+        )
+    }
+
+    // MARK: Shared steps
+
+    /// Expires one held lock: voids its hold (unless the ledger already did), reopens its share
+    /// and appends `ble.session.lock_expired`.
+    static func expire(
+        _ lock: SessionLock,
+        of session: inout PaymentSession,
+        at now: LedgerTimestamp,
+        on tx: inout LedgerTransaction,
+        source: String,
+        holdAlreadyReleased: Bool = false
+    ) throws {
+        if !holdAlreadyReleased { try voidHold(lock, on: &tx) }
+        var lock = lock
+        lock.state = .expired
+        lock.resolvedAt = now
+        try SessionStore.update(lock, on: tx.connection)
+        session.heldShares -= 1
+        session.settleStatus()
+        try SessionStore.update(session, on: tx.connection)
+        try EventLog.append([SessionEvents.event(SessionEvents.lockExpired, session, lock: lock, at: now, source: source)], on: tx.connection)
+    }
+
+    /// Releases every held lock of a session that is ending; the caller writes the session.
+    static func releaseHeld(of session: inout PaymentSession, at now: LedgerTimestamp, on tx: inout LedgerTransaction) throws -> [SessionLock] {
+        var released: [SessionLock] = []
+        for var lock in try SessionStore.locks(session: session.id, state: .held, on: tx.connection) {
+            try voidHold(lock, on: &tx)
+            lock.state = .released
+            lock.resolvedAt = now
+            try SessionStore.update(lock, on: tx.connection)
+            released.append(lock)
+        }
+        session.heldShares = 0
+        return released
+    }
+
+    /// Voids a lock's hold; a hold the ledger already expired or voided needs nothing more.
+    private static func voidHold(_ lock: SessionLock, on tx: inout LedgerTransaction) throws {
+        let result = try tx.submit(TransferRequest(id: .timeOrdered(), action: .voidPending(pendingID: lock.holdID)))
+        if case .failed(let error) = result,
+            error.code != .pendingTransferExpired && error.code != .pendingTransferAlreadyVoided
+        {
+            throw error
+        }
+    }
+}
+
+extension LedgerTimestamp {
+    func adding(seconds: Int) -> LedgerTimestamp {
+        LedgerTimestamp(nanoseconds: nanoseconds + UInt64(seconds) * 1_000_000_000)
+    }
+}
