@@ -2,9 +2,9 @@ import HubKernel
 import Logging
 import ServiceLifecycle
 
-/// Background upkeep, every sweep interval: expires lapsed locks (voiding their holds and
-/// reopening their shares), expires sessions whose time is up (TIMEOUT, releasing any held
-/// shares), and rotates EIDs that have been on air longer than the rotation interval.
+/// Background upkeep, every sweep interval: expires sessions whose time is up (TIMEOUT, releasing
+/// any held shares), expires lapsed locks (voiding their holds and reopening their shares), and
+/// rotates EIDs that have been on air longer than the rotation interval.
 ///
 /// Each step runs in batches through ``Ledger/write(_:)``, so a backlog never holds the ledger's
 /// writer for long; a failed tick is logged and retried on the next, since each step re-reads
@@ -30,18 +30,19 @@ struct SessionSweeper: Service {
         }
     }
 
-    /// One full pass; returns what it did, for tests.
+    /// One full pass; returns what it did, for tests. Sessions first: a lock that runs out with
+    /// its session is released by the session's expiry rather than expired on its own.
     @discardableResult
     func sweep() async throws -> (locks: Int, sessions: Int, rotations: Int) {
         var totals = (locks: 0, sessions: 0, rotations: 0)
         while true {
-            let count = try await expireLocks()
-            totals.locks += count
+            let count = try await expireSessions()
+            totals.sessions += count
             if count < batchLimit { break }
         }
         while true {
-            let count = try await expireSessions()
-            totals.sessions += count
+            let count = try await expireLocks()
+            totals.locks += count
             if count < batchLimit { break }
         }
         if service.configuration.eidRotationSeconds > 0 {

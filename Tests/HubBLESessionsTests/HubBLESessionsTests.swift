@@ -1,1 +1,0 @@
-// Tests of the BLE sessions rail (issue 5).
