@@ -33,12 +33,18 @@ struct PluginsFile: Sendable, Equatable {
     static func load(path: String, required: Bool, builtInIDs: [String]) throws -> PluginsFile {
         guard FileManager.default.fileExists(atPath: path) else {
             if required { throw ConfigurationError(source: path, message: "the plugins file does not exist") }
-            return PluginsFile(entries: [], path: path)
+            return allBuiltIn(builtInIDs, path: path)
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError(source: path, message: "cannot read the plugins file")
         }
         return try parse(data, path: path, builtInIDs: builtInIDs)
+    }
+
+    /// Without a plugins file, every built-in rail runs with its defaults: the embedded default
+    /// deployment shows everything the hub can do, and a file narrows it down.
+    static func allBuiltIn(_ ids: [String], path: String) -> PluginsFile {
+        PluginsFile(entries: ids.map { Entry(id: $0, enabled: true, place: "built-in default") }, path: path)
     }
 
     static func parse(_ data: Data, path: String, builtInIDs: [String]) throws -> PluginsFile {
