@@ -61,24 +61,43 @@ func withTestHub(
     _ body: @Sendable (Hub, any TestClientProtocol) async throws -> Void
 ) async throws {
     try await withDatabase(on: backend) { database in
-        var ledgerConfiguration = LedgerConfiguration()
-        ledgerConfiguration.expiryInterval = .seconds(3600)
-        let hub = try HubAssembly.make(
-            database: database,
-            pluginsFile: PluginsFile(entries: plugins, path: "test-plugins.json"),
-            builtIn: builtIn,
-            ledgerConfiguration: ledgerConfiguration,
-            identityConfiguration: testIdentityConfiguration,
-            devLogin: devLogin,
-            clock: clock,
-            logger: Logger(label: "test"),
-            authenticator: realIdentity ? nil : TestAuthenticator()
+        try await withTestHub(
+            database: database, builtIn: builtIn, plugins: plugins, clock: clock, realIdentity: realIdentity, devLogin: devLogin,
+            testing: testing, body
         )
-        try await HubAssembly.migrator(for: hub).migrate(database)
-        let app = Application(router: buildRouter(hub: hub), services: hub.services)
-        try await app.test(testing) { client in
-            try await body(hub, client)
-        }
+    }
+}
+
+/// A hub on an existing `database` (migrated if it is not yet): for tests that stop a hub and
+/// start another on the same data, as a restart would.
+@discardableResult
+func withTestHub<Value: Sendable>(
+    database: Database,
+    builtIn: [any RailPlugin.Type] = [],
+    plugins: [PluginsFile.Entry] = [],
+    clock: LedgerClock = .system,
+    realIdentity: Bool = false,
+    devLogin: Bool = false,
+    testing: TestingSetup = .router,
+    _ body: @Sendable (Hub, any TestClientProtocol) async throws -> Value
+) async throws -> Value {
+    var ledgerConfiguration = LedgerConfiguration()
+    ledgerConfiguration.expiryInterval = .seconds(3600)
+    let hub = try HubAssembly.make(
+        database: database,
+        pluginsFile: PluginsFile(entries: plugins, path: "test-plugins.json"),
+        builtIn: builtIn,
+        ledgerConfiguration: ledgerConfiguration,
+        identityConfiguration: testIdentityConfiguration,
+        devLogin: devLogin,
+        clock: clock,
+        logger: Logger(label: "test"),
+        authenticator: realIdentity ? nil : TestAuthenticator()
+    )
+    try await HubAssembly.migrator(for: hub).migrate(database)
+    let app = Application(router: buildRouter(hub: hub), services: hub.services)
+    return try await app.test(testing) { client in
+        try await body(hub, client)
     }
 }
 
