@@ -8,34 +8,11 @@ final class LedgerWriter: Service {
     enum Work: Sendable {
         case transfers([TransferRequest], CheckedContinuation<[TransferResult], any Error>)
         case expire(limit: Int, CheckedContinuation<Int, any Error>)
-        /// A caller's own transaction (``Ledger/write(_:)``): runs alone, never grouped, so its
-        /// failure rolls back nobody else's work.
-        case exclusive(ExclusiveWork)
 
         var transferCount: Int {
             if case .transfers(let requests, _) = self { return requests.count }
             return 0
         }
-
-        var isExclusive: Bool {
-            if case .exclusive = self { return true }
-            return false
-        }
-
-        func fail(_ error: any Error) {
-            switch self {
-            case .transfers(_, let continuation): continuation.resume(throwing: error)
-            case .expire(_, let continuation): continuation.resume(throwing: error)
-            case .exclusive(let work): work.finish(.failure(error))
-            }
-        }
-    }
-
-    /// A transaction body with the continuation that waits for its outcome, type-erased so the
-    /// queue can hold bodies of any result type.
-    struct ExclusiveWork: Sendable {
-        let body: @Sendable (any SQLConnection, UInt64) throws -> any Sendable
-        let finish: @Sendable (Result<any Sendable, any Error>) -> Void
     }
 
     private enum Phase { case notStarted, running, stopped }
@@ -68,7 +45,11 @@ final class LedgerWriter: Service {
             wake.yield()
             return
         }
-        work.fail(LedgerError.writerNotRunning)
+        let error = LedgerError.writerNotRunning
+        switch work {
+        case .transfers(_, let continuation): continuation.resume(throwing: error)
+        case .expire(_, let continuation): continuation.resume(throwing: error)
+        }
     }
 
     func run() async throws {
@@ -89,15 +70,9 @@ final class LedgerWriter: Service {
     private func drain() async {
         while true {
             let batch: [Work] = state.withLock { state in
-                guard let first = state.queue.first else { return [] }
-                if first.isExclusive {
-                    state.queue.removeFirst()
-                    return [first]
-                }
                 var taken = 0
                 var count = 0
                 for work in state.queue {
-                    if work.isExclusive { break }
                     if count > 0 && count + work.transferCount > maxBatchTransfers { break }
                     count += work.transferCount
                     taken += 1
@@ -111,25 +86,12 @@ final class LedgerWriter: Service {
     }
 
     private func process(_ batch: [Work]) async {
-        if batch.count == 1, case .exclusive(let work) = batch[0] {
-            let clock = self.clock
-            do {
-                let value = try await database.write { connection in
-                    try work.body(connection, clock.now().nanoseconds)
-                }
-                work.finish(.success(value))
-            } catch {
-                work.finish(.failure(error))
-            }
-            return
-        }
         var groups: [[TransferRequest]] = []
         var expireLimit = 0
         for work in batch {
             switch work {
             case .transfers(let requests, _): groups.append(requests)
             case .expire(let limit, _): expireLimit = max(expireLimit, limit)
-            case .exclusive: preconditionFailure("an exclusive transaction is never grouped")
             }
         }
         let clock = self.clock
@@ -165,12 +127,15 @@ final class LedgerWriter: Service {
                     nextGroup += 1
                 case .expire(_, let continuation):
                     continuation.resume(returning: expired)
-                case .exclusive:
-                    preconditionFailure("an exclusive transaction is never grouped")
                 }
             }
         } catch {
-            for work in batch { work.fail(error) }
+            for work in batch {
+                switch work {
+                case .transfers(_, let continuation): continuation.resume(throwing: error)
+                case .expire(_, let continuation): continuation.resume(throwing: error)
+                }
+            }
         }
     }
 }
