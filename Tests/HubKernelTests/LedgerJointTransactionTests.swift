@@ -2,9 +2,9 @@ import HubKernel
 import HubTestSupport
 import Testing
 
-/// `Ledger.write`: a caller's own rows and its transfers commit together or not at all.
-@Suite("Ledger joint transactions", .timeLimit(.minutes(2)))
-struct LedgerTransactionTests {
+/// `Ledger.transaction`: a caller's own rows and its transfers commit together or not at all.
+@Suite("Ledger joint transactions (races, holds)", .timeLimit(.minutes(2)))
+struct LedgerJointTransactionTests {
     struct Abort: Error {}
 
     private static func makeTable(_ ledger: Ledger) async throws {
@@ -29,7 +29,7 @@ struct LedgerTransactionTests {
             try await ledger.mint(1_000, of: usd, to: alice)
             let transferID = TransferID.random()
 
-            let kind = try await ledger.write { tx in
+            let kind = try await ledger.transaction { tx in
                 let result = try tx.submit(
                     TransferRequest(id: transferID, action: .post(debit: alice.id, credit: bob.id, amount: 400, asset: usd.code))
                 )
@@ -56,7 +56,7 @@ struct LedgerTransactionTests {
             let transferID = TransferID.random()
 
             await #expect(throws: Abort.self) {
-                try await ledger.write { tx in
+                try await ledger.transaction { tx in
                     _ = try tx.submit(
                         TransferRequest(id: transferID, action: .post(debit: alice.id, credit: bob.id, amount: 400, asset: usd.code))
                     )
@@ -80,7 +80,7 @@ struct LedgerTransactionTests {
             let bob = try await ledger.makeWallet(usd)
             try await ledger.mint(1_000, of: usd, to: alice)
             let holdID = TransferID.random()
-            let held = try await ledger.write { tx in
+            let held = try await ledger.transaction { tx in
                 _ = try tx.submit(
                     TransferRequest(id: holdID, action: .hold(debit: alice.id, credit: bob.id, amount: 300, asset: usd.code, timeoutSeconds: 60))
                 )
@@ -88,7 +88,7 @@ struct LedgerTransactionTests {
             }
             #expect(held == .pending)
             #expect(try await ledger.balance(alice).available == 700)
-            let posted = try await ledger.write { tx in
+            let posted = try await ledger.transaction { tx in
                 _ = try tx.submit(TransferRequest(id: .random(), action: .postPending(pendingID: holdID, amount: nil)))
                 return try tx.pendingStatus(holdID)?.state
             }
@@ -116,7 +116,7 @@ struct LedgerTransactionTests {
                             return try await ledger.submit(request).transfer != nil
                         }
                         do {
-                            try await ledger.write { tx in
+                            try await ledger.transaction { tx in
                                 guard try tx.submit(request).transfer != nil else { throw Abort() }
                                 try tx.connection.execute(
                                     "INSERT INTO joint_notes (id, transfer_id) VALUES ($1, $2)",

@@ -12,6 +12,9 @@
 public final class LedgerTransaction {
     /// The transaction's connection, for the caller's own statements (its tables and events).
     public let connection: any SQLConnection
+    /// The ledger clock's reading when the transaction began: one time for everything a
+    /// transition writes (its rows, its events, its transfers).
+    public let now: LedgerTimestamp
     let clock: LedgerClock
     let maxBatchTransfers: Int
     private(set) var results: [TransferResult] = []
@@ -19,6 +22,7 @@ public final class LedgerTransaction {
     init(connection: any SQLConnection, clock: LedgerClock, maxBatchTransfers: Int) {
         self.connection = connection
         self.clock = clock
+        self.now = clock.now()
         self.maxBatchTransfers = maxBatchTransfers
     }
 
@@ -30,18 +34,30 @@ public final class LedgerTransaction {
         guard requests.count <= maxBatchTransfers else {
             throw TransferError(.batchTooLarge, "a batch holds at most \(maxBatchTransfers) transfers, got \(requests.count)")
         }
-        let now = clock.now().nanoseconds
-        var batch = try LedgerStore.loadBatch(requests: requests, expiring: [], on: connection, now: now)
+        var batch = try LedgerStore.loadBatch(requests: requests, expiring: [], on: connection, now: now.nanoseconds)
         let applied = batch.apply(requests)
         try LedgerStore.save(batch, on: connection)
         results += applied
         return applied
     }
 
+    /// Applies one transfer within this transaction.
+    public func submit(_ request: TransferRequest) throws -> TransferResult {
+        try submit([request])[0]
+    }
+
     /// Creates accounts as ``Ledger/createAccounts(_:)`` would, within this transaction.
     public func createAccounts(_ accounts: [NewAccount]) throws -> [CreateResult<Account>] {
         guard !accounts.isEmpty else { return [] }
         return try Ledger.createAccounts(accounts, on: connection, clock: clock)
+    }
+
+    /// A hold's status as this transaction sees it (row-locked on PostgreSQL until the commit).
+    public func pendingStatus(_ id: TransferID) throws -> PendingStatus? {
+        try connection.queryFirst(
+            LedgerStore.selectPending + " WHERE transfer_id = $1" + connection.dialect.forUpdate,
+            [id.sqlValue]
+        ).map(LedgerStore.pendingStatus)
     }
 
     /// The accounts that exist among `ids` (read inside the transaction, with row locks on
@@ -62,8 +78,8 @@ extension Ledger {
     ///
     /// It runs on the database's single writer connection, serialised with the group-commit
     /// writer's batches, but outside them: use it where atomicity with the caller's rows matters,
-    /// ``submit(_:)`` for plain transfers. Call `events.nudge()` after it when `body` appended events
-    /// of its own (the ledger nudges only for transfers it created).
+    /// ``submit(_:)`` for plain transfers. After the commit the event bus is nudged, so streams and
+    /// webhooks see the body's own events at once too.
     public func transaction<Result: Sendable>(_ body: @escaping @Sendable (LedgerTransaction) throws -> Result) async throws -> Result {
         let (clock, limit) = (self.clock, configuration.maxBatchTransfers)
         let (result, transferResults) = try await database.write { connection in
@@ -72,6 +88,7 @@ extension Ledger {
             return (result, transaction.results)
         }
         observer.recorded(transferResults)
+        observer.onCommit()
         return result
     }
 }

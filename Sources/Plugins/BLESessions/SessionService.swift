@@ -1,7 +1,7 @@
 import Foundation
 import HubKernel
 
-/// The session state machine. Each transition runs in one ``Ledger/write(_:)`` transaction: the
+/// The session state machine. Each transition runs in one ``Ledger/transaction(_:)`` transaction: the
 /// session row (locked), the lock rows, the ledger hold or payment, and the event commit
 /// together, and transactions on one session run one at a time, so "first lock wins" and "one
 /// payment per share" hold under any concurrency, on both backends.
@@ -67,7 +67,7 @@ struct SessionService: Sendable {
         // profile (as some tests do) shows a neutral name rather than failing.
         let displayName = try await identity.users.user(new.payee)?.displayName ?? "Payee"
         let source = self.source
-        let session = try await ledger.write { tx in
+        let session = try await ledger.transaction { tx in
             let now = tx.now
             var session = PaymentSession(
                 id: UUID().uuidString.lowercased(),
@@ -136,7 +136,7 @@ struct SessionService: Sendable {
     func lock(_ sessionID: String, payer: UserID) async throws -> (PaymentSession, SessionLock) {
         let lockTTL = configuration.lockTTLSeconds
         let source = self.source
-        return try await ledger.write { tx -> Outcome<(PaymentSession, SessionLock)> in
+        return try await ledger.transaction { tx -> Outcome<(PaymentSession, SessionLock)> in
             let now = tx.now
             guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection) else {
                 return .refused(SessionProblem.notFound())
@@ -148,7 +148,7 @@ struct SessionService: Sendable {
             if let mine = locks.first(where: { $0.payerID == payer && $0.state == .held }) {
                 if mine.expiresAt > now { return .done((session, mine)) }
                 // Lapsed but not yet swept: release it here and take a fresh lock below.
-                try Self.expire(mine, of: &session, at: now, on: &tx, source: source)
+                try Self.expire(mine, of: &session, at: now, on: tx, source: source)
             }
             if locks.contains(where: { $0.payerID == payer && $0.state == .paid }) {
                 return .refused(SessionProblem.shareAlreadyPaid())
@@ -204,7 +204,7 @@ struct SessionService: Sendable {
     /// Posts the hold of `payer`'s lock: the share is paid, and the session when every share is.
     func pay(_ sessionID: String, payer: UserID) async throws -> (PaymentSession, SessionLock) {
         let source = self.source
-        return try await ledger.write { tx -> Outcome<(PaymentSession, SessionLock)> in
+        return try await ledger.transaction { tx -> Outcome<(PaymentSession, SessionLock)> in
             let now = tx.now
             guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection) else {
                 return .refused(SessionProblem.notFound())
@@ -219,7 +219,7 @@ struct SessionService: Sendable {
                 return .refused(SessionProblem.notLocked())
             }
             if lock.expiresAt <= now {
-                try Self.expire(lock, of: &session, at: now, on: &tx, source: source)
+                try Self.expire(lock, of: &session, at: now, on: tx, source: source)
                 return .refused(SessionProblem.lockExpired(lock))
             }
             let paymentID = TransferID.timeOrdered()
@@ -227,7 +227,7 @@ struct SessionService: Sendable {
             case .created, .exists: break
             case .failed(let error) where error.code == .pendingTransferExpired || error.code == .pendingTransferAlreadyVoided:
                 // The ledger's backstop timeout got there first; the money never moved.
-                try Self.expire(lock, of: &session, at: now, on: &tx, source: source, holdAlreadyReleased: true)
+                try Self.expire(lock, of: &session, at: now, on: tx, source: source, holdAlreadyReleased: true)
                 return .refused(SessionProblem.lockExpired(lock))
             case .failed(let error):
                 throw error
@@ -252,13 +252,13 @@ struct SessionService: Sendable {
     /// paid: that money has moved.
     func cancel(_ sessionID: String, by principal: Principal) async throws -> PaymentSession {
         let source = self.source
-        return try await ledger.write { tx -> Outcome<PaymentSession> in
+        return try await ledger.transaction { tx -> Outcome<PaymentSession> in
             let now = tx.now
             guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection),
                 session.payeeID == principal.userID || principal.isAdmin
             else { return .refused(SessionProblem.notFound()) }
             if session.status.isFinal { return .refused(SessionProblem.ended(session)) }
-            let released = try Self.releaseHeld(of: &session, at: now, on: &tx)
+            let released = try Self.releaseHeld(of: &session, at: now, on: tx)
             session.status = .cancelled
             session.endedAt = now
             try SessionStore.update(session, on: tx.connection)
@@ -274,7 +274,7 @@ struct SessionService: Sendable {
     func rotate(_ sessionID: String, by principal: Principal) async throws -> PaymentSession {
         let grace = configuration.eidGraceSeconds
         let source = self.source
-        return try await ledger.write { tx -> Outcome<PaymentSession> in
+        return try await ledger.transaction { tx -> Outcome<PaymentSession> in
             guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection),
                 session.payeeID == principal.userID || principal.isAdmin
             else { return .refused(SessionProblem.notFound()) }
@@ -305,11 +305,11 @@ struct SessionService: Sendable {
         _ lock: SessionLock,
         of session: inout PaymentSession,
         at now: LedgerTimestamp,
-        on tx: inout LedgerTransaction,
+        on tx: LedgerTransaction,
         source: String,
         holdAlreadyReleased: Bool = false
     ) throws {
-        if !holdAlreadyReleased { try voidHold(lock, on: &tx) }
+        if !holdAlreadyReleased { try voidHold(lock, on: tx) }
         var lock = lock
         lock.state = .expired
         lock.resolvedAt = now
@@ -321,10 +321,10 @@ struct SessionService: Sendable {
     }
 
     /// Releases every held lock of a session that is ending; the caller writes the session.
-    static func releaseHeld(of session: inout PaymentSession, at now: LedgerTimestamp, on tx: inout LedgerTransaction) throws -> [SessionLock] {
+    static func releaseHeld(of session: inout PaymentSession, at now: LedgerTimestamp, on tx: LedgerTransaction) throws -> [SessionLock] {
         var released: [SessionLock] = []
         for var lock in try SessionStore.locks(session: session.id, state: .held, on: tx.connection) {
-            try voidHold(lock, on: &tx)
+            try voidHold(lock, on: tx)
             lock.state = .released
             lock.resolvedAt = now
             try SessionStore.update(lock, on: tx.connection)
@@ -335,7 +335,7 @@ struct SessionService: Sendable {
     }
 
     /// Voids a lock's hold; a hold the ledger already expired or voided needs nothing more.
-    private static func voidHold(_ lock: SessionLock, on tx: inout LedgerTransaction) throws {
+    private static func voidHold(_ lock: SessionLock, on tx: LedgerTransaction) throws {
         let result = try tx.submit(TransferRequest(id: .timeOrdered(), action: .voidPending(pendingID: lock.holdID)))
         if case .failed(let error) = result,
             error.code != .pendingTransferExpired && error.code != .pendingTransferAlreadyVoided

@@ -103,7 +103,7 @@ struct TipJarController: Sendable {
     /// `tip_jar_tips` has no row for this transfer id yet. So the total always equals the tips
     /// the ledger holds: a retry counts nothing twice, and a crash between the two steps is
     /// completed by retrying with the same id. (A rail whose own state must change in the same
-    /// transaction as the money uses `Ledger.write` instead; docs/PLUGINS.md §6 shows both.)
+    /// transaction as the money uses `Ledger.transaction` instead; docs/PLUGINS.md §6 shows both.)
     @Sendable func tip(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerWrite)
         var request = request
