@@ -2,7 +2,8 @@ import HubKernel
 import HubTestSupport
 import Testing
 
-/// `Ledger.transaction`: a caller's own rows and its transfers commit together or not at all.
+/// `Ledger.transaction` under load and with holds (the basic commit/rollback cases are in
+/// LedgerTransactionTests).
 @Suite("Ledger joint transactions (races, holds)", .timeLimit(.minutes(2)))
 struct LedgerJointTransactionTests {
     struct Abort: Error {}
@@ -16,59 +17,6 @@ struct LedgerJointTransactionTests {
     private static func notes(_ ledger: Ledger) async throws -> Int64 {
         try await ledger.database.read { connection in
             try connection.queryFirst("SELECT COUNT(*) FROM joint_notes", [])!.int(0)
-        }
-    }
-
-    @Test("a transfer and the caller's row commit together, with the ledger's event", arguments: TestBackend.enabled)
-    func commitsTogether(backend: TestBackend) async throws {
-        try await withLedger(on: backend) { ledger in
-            try await Self.makeTable(ledger)
-            let usd = try await ledger.makeAsset("USD")
-            let alice = try await ledger.makeWallet(usd)
-            let bob = try await ledger.makeWallet(usd)
-            try await ledger.mint(1_000, of: usd, to: alice)
-            let transferID = TransferID.random()
-
-            let kind = try await ledger.transaction { tx in
-                let result = try tx.submit(
-                    TransferRequest(id: transferID, action: .post(debit: alice.id, credit: bob.id, amount: 400, asset: usd.code))
-                )
-                try tx.connection.execute("INSERT INTO joint_notes (id, transfer_id) VALUES ($1, $2)", [.text("n1"), .text(transferID.description)])
-                return result.transfer?.kind
-            }
-            #expect(kind == .posted)
-            #expect(try await Self.notes(ledger) == 1)
-            #expect(try await ledger.balance(bob).available == 400)
-            let events = try await ledger.database.read { try EventLog.read(after: 0, limit: 100, on: $0) }
-            #expect(events.contains { $0.type == "ledger.transfer.posted" && $0.subject == transferID.description })
-            try await ledger.expectVerified()
-        }
-    }
-
-    @Test("when the body throws after a transfer, the transfer and the caller's rows roll back", arguments: TestBackend.enabled)
-    func rollsBackTogether(backend: TestBackend) async throws {
-        try await withLedger(on: backend) { ledger in
-            try await Self.makeTable(ledger)
-            let usd = try await ledger.makeAsset("USD")
-            let alice = try await ledger.makeWallet(usd)
-            let bob = try await ledger.makeWallet(usd)
-            try await ledger.mint(1_000, of: usd, to: alice)
-            let transferID = TransferID.random()
-
-            await #expect(throws: Abort.self) {
-                try await ledger.transaction { tx in
-                    _ = try tx.submit(
-                        TransferRequest(id: transferID, action: .post(debit: alice.id, credit: bob.id, amount: 400, asset: usd.code))
-                    )
-                    try tx.connection.execute("INSERT INTO joint_notes (id, transfer_id) VALUES ($1, $2)", [.text("n1"), .text(transferID.description)])
-                    throw Abort()
-                }
-            }
-            #expect(try await Self.notes(ledger) == 0)
-            #expect(try await ledger.transfer(transferID) == nil)
-            #expect(try await ledger.balance(alice).available == 1_000)
-            #expect(try await ledger.balance(bob).available == 0)
-            try await ledger.expectVerified()
         }
     }
 
@@ -108,12 +56,12 @@ struct LedgerJointTransactionTests {
             try await ledger.mint(100, of: usd, to: alice)
             // 150 attempts of one unit each from an account holding 100: exactly 100 succeed,
             // whichever path they took; every failed joint attempt throws and leaves no row.
-            let succeeded = try await withThrowingTaskGroup(of: Bool.self) { group in
+            let outcomes = try await withThrowingTaskGroup(of: (joint: Bool, ok: Bool).self) { group in
                 for index in 0..<150 {
                     group.addTask {
                         let request = TransferRequest(id: .random(), action: .post(debit: alice.id, credit: bob.id, amount: 1, asset: usd.code))
                         if index.isMultiple(of: 2) {
-                            return try await ledger.submit(request).transfer != nil
+                            return (false, try await ledger.submit(request).transfer != nil)
                         }
                         do {
                             try await ledger.transaction { tx in
@@ -123,14 +71,17 @@ struct LedgerJointTransactionTests {
                                     [.text("n\(index)"), .text(request.id.description)]
                                 )
                             }
-                            return true
+                            return (true, true)
                         } catch is Abort {
-                            return false
+                            return (true, false)
                         }
                     }
                 }
-                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+                return try await group.reduce(into: [(joint: Bool, ok: Bool)]()) { $0.append($1) }
             }
+            let succeeded = outcomes.filter(\.ok).count
+            // Each joint success left its row; each joint failure rolled back with its transfer.
+            #expect(try await Self.notes(ledger) == Int64(outcomes.filter { $0.joint && $0.ok }.count))
             #expect(succeeded == 100)
             #expect(try await ledger.balance(bob).available == 100)
             #expect(try await ledger.balance(alice).available == 0)

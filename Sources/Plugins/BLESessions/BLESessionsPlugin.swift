@@ -24,11 +24,16 @@ public struct BLESessionsPlugin: RailPlugin {
             clock: context.clock,
             source: context.eventSource
         )
-        let limiter = RateLimiter()
-        controller = SessionsController(service: service, limiter: limiter)
+        let perMinute = Double(configuration.resolvesPerMinute)
+        let resolveLimit = RateLimitMiddleware(
+            limiter: RateLimiter(),
+            bucket: "ble-resolve",
+            rule: .init(burst: max(10, perMinute / 4), refillPerSecond: perMinute / 60)
+        )
+        controller = SessionsController(service: service, resolveLimit: resolveLimit)
         gotchu =
             configuration.gotchuCompatible
-            ? GotchuController(service: service, identity: context.identity, developmentLogin: context.developmentLogin, limiter: limiter)
+            ? GotchuController(service: service, identity: context.identity, developmentLogin: context.developmentLogin, resolveLimit: resolveLimit)
             : nil
         sweeper = SessionSweeper(service: service, interval: configuration.sweepInterval, logger: context.logger)
     }

@@ -53,23 +53,24 @@ enum SessionStore {
 
     /// Open sessions whose time is up, oldest deadline first, locked for the caller's update.
     static func dueSessions(now: LedgerTimestamp, limit: Int, on connection: any SQLConnection) throws -> [PaymentSession] {
-        try connection.query(
-            """
-            SELECT \(sessionColumns) FROM ble_sessions_sessions
-            WHERE status IN ('advertising', 'locked', 'partially_paid') AND expires_at <= $1 ORDER BY expires_at LIMIT $2
-            """ + connection.dialect.forUpdate,
-            [sql(now), .int(Int64(limit))]
-        ).map(session(from:))
+        try openSessions(where: "expires_at", atOrBefore: now, limit: limit, on: connection)
     }
 
     /// Open sessions whose EID was issued at or before `issuedBefore`.
     static func rotationDue(issuedBefore: LedgerTimestamp, limit: Int, on connection: any SQLConnection) throws -> [PaymentSession] {
+        try openSessions(where: "eid_issued_at", atOrBefore: issuedBefore, limit: limit, on: connection)
+    }
+
+    /// Sessions not yet ended whose `column` time is at or before `time`, earliest first, locked.
+    private static func openSessions(where column: String, atOrBefore time: LedgerTimestamp, limit: Int, on connection: any SQLConnection)
+        throws -> [PaymentSession]
+    {
         try connection.query(
             """
             SELECT \(sessionColumns) FROM ble_sessions_sessions
-            WHERE status IN ('advertising', 'locked', 'partially_paid') AND eid_issued_at <= $1 ORDER BY eid_issued_at LIMIT $2
+            WHERE status IN ('advertising', 'locked', 'partially_paid') AND \(column) <= $1 ORDER BY \(column) LIMIT $2
             """ + connection.dialect.forUpdate,
-            [sql(issuedBefore), .int(Int64(limit))]
+            [sql(time), .int(Int64(limit))]
         ).map(session(from:))
     }
 

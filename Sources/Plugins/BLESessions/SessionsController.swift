@@ -9,7 +9,8 @@ import Hummingbird
 /// `Ledger.write`, which tells the event bus itself.)
 struct SessionsController: Sendable {
     let service: SessionService
-    let limiter: RateLimiter
+    /// Shared with the Gotchu surface: one budget per client for both resolve routes.
+    let resolveLimit: RateLimitMiddleware
 
     func addRoutes(to group: RouterGroup<HubRequestContext>) {
         group.post("sessions", use: create)
@@ -20,10 +21,7 @@ struct SessionsController: Sendable {
         group.post("sessions/{id}/cancel", use: cancel)
         group.post("sessions/{id}/rotate", use: rotate)
         // Anyone nearby may resolve an EID, signed in or not; per client, a burst then a steady rate.
-        let perMinute = Double(service.configuration.resolvesPerMinute)
-        group.group("resolve")
-            .add(middleware: RateLimitMiddleware(limiter: limiter, bucket: "ble-resolve", rule: .init(burst: max(10, perMinute / 4), refillPerSecond: perMinute / 60)))
-            .post(use: resolve)
+        group.group("resolve").add(middleware: resolveLimit).post(use: resolve)
     }
 
     // MARK: Payee

@@ -13,11 +13,7 @@ import Testing
 /// expires what lapsed while none ran).
 @Suite("BLE sessions: restart", .timeLimit(.minutes(3)))
 struct BLESessionRestartTests {
-    static let entry = PluginsFile.Entry(
-        id: BLESessionsPlugin.id,
-        enabled: true,
-        configJSON: #"{"default_asset": "EUR", "sweep_interval_ms": 20, "eid_rotation_seconds": 0}"#
-    )
+    static let entry = bleEntry()
 
     @Test("a session locked before a restart is paid after it; one that lapsed meanwhile is expired by the new sweeper", arguments: TestBackend.enabled)
     func restart(backend: TestBackend) async throws {

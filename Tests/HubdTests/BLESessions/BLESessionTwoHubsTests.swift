@@ -13,11 +13,7 @@ import Testing
 /// lock) keep "first lock wins" and "one payment per share".
 @Suite("BLE sessions: two hubs, one database", .timeLimit(.minutes(3)))
 struct BLESessionTwoHubsTests {
-    static let entry = PluginsFile.Entry(
-        id: BLESessionsPlugin.id,
-        enabled: true,
-        configJSON: #"{"default_asset": "EUR", "sweep_interval_ms": 50, "eid_rotation_seconds": 0}"#
-    )
+    static let entry = bleEntry(#"{"default_asset": "EUR", "sweep_interval_ms": 50, "eid_rotation_seconds": 0}"#)
 
     @Test("40 payers split across two hubs lock one session at once: one wins; two pays across the hubs pay once", arguments: TestBackend.enabled)
     func racesAcrossHubs(backend: TestBackend) async throws {

@@ -9,21 +9,25 @@ import Testing
 
 @testable import hubd
 
+/// The rail's `plugins.json` entry with `config`; by default `EUR`, a fast sweeper, no rotation.
+func bleEntry(_ config: String = #"{"default_asset": "EUR", "sweep_interval_ms": 20, "eid_rotation_seconds": 0}"#) -> PluginsFile.Entry {
+    PluginsFile.Entry(id: BLESessionsPlugin.id, enabled: true, configJSON: config, place: "plugins[0]")
+}
+
 /// A test hub with the BLE sessions rail on, `EUR` (scale 2) as its default asset, and payers
 /// `alice`, `bob`, `carol` holding 100.00 EUR each in their wallets. `payee` has a wallet too.
 func withBLEHub(
     on backend: TestBackend,
-    config: String = #"{"default_asset": "EUR", "sweep_interval_ms": 20, "eid_rotation_seconds": 0}"#,
+    config: String? = nil,
     clock: LedgerClock = .system,
     realIdentity: Bool = false,
     devLogin: Bool = false,
     _ body: @Sendable (Hub, BLEAPI) async throws -> Void
 ) async throws {
-    let entry = PluginsFile.Entry(id: BLESessionsPlugin.id, enabled: true, configJSON: config, place: "plugins[0]")
     try await withTestHub(
         on: backend,
         builtIn: [BLESessionsPlugin.self],
-        plugins: [entry],
+        plugins: [config.map(bleEntry) ?? bleEntry()],
         clock: clock,
         realIdentity: realIdentity,
         devLogin: devLogin

@@ -28,6 +28,17 @@ struct GotchuCompatibilityTests {
         }
     }
 
+    /// A hub with the surface on, dev-login on, real users (``makeUsers``) and the app's client.
+    static func withGotchuHub(on backend: TestBackend, _ body: @Sendable (Hub, App) async throws -> Void) async throws {
+        try await withTestHub(
+            on: backend, builtIn: [BLESessionsPlugin.self], plugins: [bleEntry(config)], realIdentity: true, devLogin: true
+        ) { hub, client in
+            _ = try await hub.ledger.makeAsset("EUR")
+            try await makeUsers(hub)
+            try await body(hub, App(client: client))
+        }
+    }
+
     struct App {
         let client: any TestClientProtocol
 
@@ -50,16 +61,7 @@ struct GotchuCompatibilityTests {
 
     @Test("the app's whole flow, in Gotchu's shapes and integer cents", arguments: TestBackend.enabled)
     func appFlow(backend: TestBackend) async throws {
-        try await withTestHub(
-            on: backend,
-            builtIn: [BLESessionsPlugin.self],
-            plugins: [PluginsFile.Entry(id: BLESessionsPlugin.id, enabled: true, configJSON: Self.config, place: "plugins[0]")],
-            realIdentity: true,
-            devLogin: true
-        ) { hub, client in
-            _ = try await hub.ledger.makeAsset("EUR")
-            try await Self.makeUsers(hub)
-            let app = App(client: client)
+        try await Self.withGotchuHub(on: backend) { hub, app in
             let health = try await app.call(.get, "/health")
             #expect(health.status == .ok)
             #expect(health.text == "OK")
@@ -120,16 +122,7 @@ struct GotchuCompatibilityTests {
 
     @Test("Gotchu's errors, word for word, and sending without a lock as the app may", arguments: TestBackend.enabled)
     func errors(backend: TestBackend) async throws {
-        try await withTestHub(
-            on: backend,
-            builtIn: [BLESessionsPlugin.self],
-            plugins: [PluginsFile.Entry(id: BLESessionsPlugin.id, enabled: true, configJSON: Self.config, place: "plugins[0]")],
-            realIdentity: true,
-            devLogin: true
-        ) { hub, client in
-            _ = try await hub.ledger.makeAsset("EUR")
-            try await Self.makeUsers(hub)
-            let app = App(client: client)
+        try await Self.withGotchuHub(on: backend) { hub, app in
             let missing = try await app.call(.post, "/auth/dev-login", ["email": "nobody@example.org"])
             #expect(missing.status == .notFound)
             #expect(missing.object["error"] as? String == "not found")

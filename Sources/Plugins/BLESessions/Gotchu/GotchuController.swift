@@ -16,7 +16,7 @@ struct GotchuController: Sendable {
     let service: SessionService
     let identity: Identity
     let developmentLogin: Bool
-    let limiter: RateLimiter
+    let resolveLimit: RateLimitMiddleware
 
     private var asset: AssetCode { service.configuration.defaultAsset! }
 
@@ -27,10 +27,7 @@ struct GotchuController: Sendable {
         group.post("wallet/send", use: send)
         group.post("sessions/create", use: create)
         group.post("sessions/lock", use: lock)
-        let perMinute = Double(service.configuration.resolvesPerMinute)
-        group.group("sessions/resolve")
-            .add(middleware: RateLimitMiddleware(limiter: limiter, bucket: "ble-resolve", rule: .init(burst: max(10, perMinute / 4), refillPerSecond: perMinute / 60)))
-            .post(use: resolve)
+        group.group("sessions/resolve").add(middleware: resolveLimit).post(use: resolve)
     }
 
     // MARK: Routes
