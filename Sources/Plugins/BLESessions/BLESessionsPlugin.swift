@@ -50,8 +50,40 @@ public struct BLESessionsPlugin: RailPlugin {
     public var adminPanel: AdminPanel? {
         AdminPanel(
             title: "BLE sessions",
-            summary: "Proximity payment sessions: payees advertise an anonymous id over Bluetooth; one payer per share locks and pays.",
-            links: [AdminPanel.Link(title: "Sessions", path: "/sessions")]
+            summary: "Proximity payment sessions: payees advertise an anonymous id over Bluetooth; one payer per share locks it (a hold) and pays.",
+            links: [AdminPanel.Link(title: "Sessions (JSON)", path: "/sessions")],
+            lists: [
+                AdminPanel.List(
+                    id: "sessions",
+                    title: "Sessions",
+                    path: "/sessions",
+                    columns: [
+                        .init("id", title: "Session", kind: .link),
+                        .init("status", title: "Status", kind: .status),
+                        .init("amount", title: "Amount", kind: .amount),
+                        .init("split.payers", title: "Payers"),
+                        .init("paid_shares", title: "Paid"),
+                        .init("payee.display_name", title: "Payee"),
+                        .init("eid", title: "EID"),
+                        .init("created_at", title: "Opened", kind: .time),
+                        .init("expires_at", title: "Expires", kind: .time),
+                    ],
+                    detail: AdminPanel.Detail(
+                        path: "/sessions/{id}",
+                        fields: [
+                            .init("session.status", title: "Status", kind: .status),
+                            .init("session.amount", title: "Amount", kind: .amount, assetKey: "session.asset"),
+                            .init("session.split.mode", title: "Split"),
+                            .init("session.held_shares", title: "Held shares"),
+                            .init("session.paid_shares", title: "Paid shares"),
+                            .init("session.payee.display_name", title: "Payee"),
+                            .init("session.eid", title: "Current EID"),
+                            .init("session.advertisement.data", title: "Advertising data (hex)"),
+                            .init("session.ended_at", title: "Ended", kind: .time),
+                        ]
+                    )
+                )
+            ]
         )
     }
 }

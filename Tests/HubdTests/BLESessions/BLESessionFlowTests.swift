@@ -170,4 +170,22 @@ struct BLESessionFlowTests {
             try await hub.ledger.expectVerified()
         }
     }
+
+    @Test("the rail reports itself with its console panel: a sessions list backed by its own endpoint", arguments: TestBackend.enabled)
+    func pluginEntry(backend: TestBackend) async throws {
+        try await withBLEHub(on: backend) { _, api in
+            let response = try await api.client.execute(uri: "/v1/plugins", method: .get, headers: bearer("admin-1", "admin"))
+            let items = try #require(try response.json()["data"] as? [[String: Any]])
+            let entry = try #require(items.first { $0["id"] as? String == BLESessionsPlugin.id })
+            #expect(entry["status"] as? String == "running")
+            let panel = try #require(entry["admin_panel"] as? [String: Any])
+            let list = try #require((panel["lists"] as? [[String: Any]])?.first)
+            #expect(list["path"] as? String == "/sessions")
+            #expect((list["detail"] as? [String: Any])?["path"] as? String == "/sessions/{id}")
+            // What the panel points at answers in the shape it declares: a page of sessions.
+            _ = try await api.open(amount: "100")
+            let page = try await api.get("/sessions", as: "payee")
+            #expect((page.object["data"] as? [[String: Any]])?.first?["payee"] as? [String: Any] != nil)
+        }
+    }
 }
