@@ -33,6 +33,7 @@ func buildRouter(hub: Hub) -> Router<HubRequestContext> {
         .addRoutes(to: v1)
     UsersController(identity: hub.identity, credentialsChanged: hub.credentialsChanged).addRoutes(to: v1)
     LedgerController(ledger: hub.ledger, userExists: hub.userExists).addRoutes(to: v1)
+    LedgerStatsController(ledger: hub.ledger).addRoutes(to: v1)
     EventsController(bus: hub.bus).addRoutes(to: v1)
     WebhooksController(store: hub.webhooks, nudge: { [dispatcher = hub.webhookDispatcher] in dispatcher.nudge() }).addRoutes(to: v1)
     hub.plugins.addRoutes(to: v1)
