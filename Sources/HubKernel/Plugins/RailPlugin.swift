@@ -54,26 +54,3 @@ public struct PluginHealth: Sendable, Equatable, Codable {
 
     public static let ok = PluginHealth(.ok)
 }
-
-/// A rail's page in the admin console: a title, a summary and links to its own endpoints.
-public struct AdminPanel: Sendable, Equatable, Codable {
-    public struct Link: Sendable, Equatable, Codable {
-        public var title: String
-        /// A path under `/v1/rails/<id>`, e.g. `/sessions`.
-        public var path: String
-        public init(title: String, path: String) {
-            self.title = title
-            self.path = path
-        }
-    }
-
-    public var title: String
-    public var summary: String
-    public var links: [Link]
-
-    public init(title: String, summary: String, links: [Link] = []) {
-        self.title = title
-        self.summary = summary
-        self.links = links
-    }
-}
