@@ -2,8 +2,9 @@
 
 Signs in, opens every page, creates an asset and an account, mints into the account, watches
 the transfer appear in the live event feed (a second tab), places and posts a hold, sees a
-refused transfer's problem shown, adds a webhook endpoint and an API key, and saves screenshots
-of each page on a desktop and on a phone viewport.
+refused transfer's problem shown, adds a webhook endpoint and an API key, redelivers the
+endpoint's failed attempt, visits every rail panel, and saves screenshots of each page on a
+desktop and on a phone viewport.
 
 Fails on any browser console error (SEVERE) and any failed request (HTTP status >= 400 or a
 network failure), except the one refusal the test provokes on purpose.
@@ -274,19 +275,15 @@ class ConsoleTest:
         self.screenshot("desktop-accounts")
         self.step("balances")
 
-        # A webhook endpoint (to a closed loopback port) and its deliveries.
+        # A webhook endpoint for every event, on a closed loopback port (every attempt fails).
         self.open("/admin/webhooks")
-        self.fill("#webhook-form", {"url": "http://127.0.0.1:9/hooks", "event_types": "ledger.*", "description": "closed port"})
+        self.fill("#webhook-form", {"url": "http://127.0.0.1:9/hooks", "event_types": "", "description": "closed port"})
         self.submit("#webhook-form")
         self.wait_text("#webhook-secret", "whsec_")
         self.wait_text("#webhooks-table", "127.0.0.1:9")
-        self.find("#webhooks-table tbody button").click()
-        self.visible("#deliveries")
-        self.settle()
-        self.screenshot("desktop-webhooks")
-        self.step("webhooks")
+        self.step("add a webhook endpoint")
 
-        # An API key.
+        # An API key (its creation is an event the endpoint receives).
         self.open("/admin/users")
         self.wait_text("#users-table", self.email)
         self.fill("#key-form", {"name": "reporting"})
@@ -296,6 +293,25 @@ class ConsoleTest:
         self.settle()
         self.screenshot("desktop-users")
         self.step("users and keys")
+
+        # The endpoint's failed attempt at that event, redelivered by hand.
+        self.open("/admin/webhooks")
+        self.wait_text("#webhooks-table", "127.0.0.1:9")
+        deadline = time.monotonic() + 20
+        while True:
+            self.find("#webhooks-table tbody button").click()
+            self.visible("#deliveries")
+            time.sleep(1)
+            if driver.find_elements(By.CSS_SELECTOR, "#deliveries-table tbody tr"):
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutException("the dispatcher recorded no delivery attempt within 20 s")
+        self.find("#deliveries-table tbody button").click()
+        self.confirm("Send this event to the endpoint again now?")
+        self.wait_text("#deliveries-table", "(manual)")
+        self.settle()
+        self.screenshot("desktop-webhooks")
+        self.step("webhook deliveries and redelivery")
 
         self.open("/admin/plugins")
         self.find("#plugins-table")
