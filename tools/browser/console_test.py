@@ -40,6 +40,8 @@ class ConsoleTest:
         self.problems = []
         # (method, url fragment, status) of requests that are meant to fail.
         self.expected_failures = []
+        # How many of those were seen, so a step that provokes one can check that it did.
+        self.seen_expected = 0
         options = webdriver.ChromeOptions()
         options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
         for argument in [
@@ -81,7 +83,9 @@ class ConsoleTest:
                 status = params["response"]["status"]
                 url = params["response"]["url"]
                 verb = requests.get(params["requestId"], ("?", url))[0]
-                if status >= 400 and not self.expected(verb, url, status):
+                if status >= 400 and self.expected(verb, url, status):
+                    self.seen_expected += 1
+                elif status >= 400:
                     self.problems.append(f"{step}: {verb} {url} answered {status}")
             elif method == "Network.loadingFailed":
                 # Streams and fetches cut short by leaving a page are cancellations, not failures.
@@ -96,6 +100,13 @@ class ConsoleTest:
     def step(self, name):
         print(f"browser test: {name}", file=sys.stderr)
         self.collect_logs(name)
+
+    def expect_failures_seen(self, name):
+        """After a step that provokes a refusal on purpose: it happened (the check is not vacuous)."""
+        if self.seen_expected == 0:
+            self.problems.append(f"{name}: the refusal it provokes was not seen")
+        self.seen_expected = 0
+        self.expected_failures.clear()
 
     # --- Helpers.
 
@@ -259,7 +270,7 @@ class ConsoleTest:
         self.settle()
         self.screenshot("desktop-transfer-refused")
         self.step("see a refused transfer's problem")
-        self.expected_failures.clear()
+        self.expect_failures_seen("refused transfer")
 
         self.open(f"/admin/transfers?account_id={account}")
         self.wait_text("#transfers-table", "1,250.00 EVT-42")
@@ -357,6 +368,19 @@ class ConsoleTest:
         self.screenshot("phone-menu")
         self.step("phone menu")
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+        # An access token that no longer works (as after its 15 minutes): the page's first call is
+        # refused once, the console exchanges the refresh token and carries on.
+        self.expected_failures.append(("GET", "/v1/", 401))
+        driver.execute_script("sessionStorage.setItem('hubd.access_token', 'expired-token')")
+        self.open("/admin/accounts")
+        self.wait_text("#accounts-table", "1,230.00 EVT-42")
+        token = driver.execute_script("return sessionStorage.getItem('hubd.access_token')")
+        if token == "expired-token":
+            self.problems.append("refresh: the console kept the refused access token")
+        self.settle()
+        self.step("refresh an expired session")
+        self.expect_failures_seen("expired session")
 
         # Signing out ends the session: the next page asks to sign in again.
         self.open("/admin/overview")
