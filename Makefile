@@ -4,13 +4,16 @@
 ARGS ?=
 
 .DEFAULT_GOAL := build
-.PHONY: test contract-test run bench-ledger bench-http bench-chainkit build format
+.PHONY: test contract-test browser-test run bench-ledger bench-http bench-chainkit build format
 
 test:
 	bash scripts/test.sh $(ARGS)
 
 contract-test:
 	bash scripts/contract-test.sh $(ARGS)
+
+browser-test:
+	bash scripts/browser-test.sh
 
 run:
 	bash scripts/install-deps.sh --no-postgres

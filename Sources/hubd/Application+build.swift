@@ -1,4 +1,5 @@
 import Foundation
+import HubConsole
 import HubKernel
 import Hummingbird
 import Logging
@@ -18,7 +19,7 @@ func buildApplication(configuration: HubConfiguration, hub: Hub) -> some Applica
 
 /// The routes and the middleware every request passes, outermost first: metrics (counts what the
 /// client saw), problems (every error as `problem+json`), request log, authentication,
-/// idempotency keys.
+/// idempotency keys. The admin console's pages pass them too and add their own security headers.
 func buildRouter(hub: Hub) -> Router<HubRequestContext> {
     let router = Router(context: HubRequestContext.self)
     router.add(middleware: HTTPMetricsMiddleware(factory: hub.metricsFactory))
@@ -33,10 +34,22 @@ func buildRouter(hub: Hub) -> Router<HubRequestContext> {
         .addRoutes(to: v1)
     UsersController(identity: hub.identity, credentialsChanged: hub.credentialsChanged).addRoutes(to: v1)
     LedgerController(ledger: hub.ledger, userExists: hub.userExists).addRoutes(to: v1)
+    LedgerStatsController(ledger: hub.ledger).addRoutes(to: v1)
     EventsController(bus: hub.bus).addRoutes(to: v1)
     WebhooksController(store: hub.webhooks, nudge: { [dispatcher = hub.webhookDispatcher] in dispatcher.nudge() }).addRoutes(to: v1)
     hub.plugins.addRoutes(to: v1)
+    addConsole(to: router, hub: hub)
     return router
+}
+
+/// The admin console at `/admin`. Without its resources (a broken install) the API still serves
+/// and the log says why the console is missing.
+func addConsole(to router: Router<HubRequestContext>, hub: Hub) {
+    do {
+        try HubConsole(plugins: hub.plugins).addRoutes(to: router)
+    } catch {
+        hub.logger.error("the admin console is unavailable", metadata: ["error": "\(error)"])
+    }
 }
 
 /// `/healthz`, `/readyz`, `/metrics`, `/openapi.json`: unauthenticated, for probes and tools.

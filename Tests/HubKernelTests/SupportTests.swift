@@ -55,3 +55,39 @@ struct SupportTests {
         #expect(Array(first.description)[14] == "7")
     }
 }
+
+@Suite("Ledger statistics support")
+struct LedgerStatsSupportTests {
+    @Test("a 256-bit sum of UInt128 amounts prints exactly in decimal")
+    func wideSum() {
+        var sum = WideSum()
+        #expect(sum.description == "0")
+        sum.add(5000)
+        #expect(sum.description == "5000")
+        var big = WideSum()
+        big.add(.max)
+        big.add(.max)
+        big.add(2)
+        // 2 × (2^128 − 1) + 2 = 2^129, checked with Python: str(2**129)
+        #expect(big.description == "680564733841876926926749214863536422912")
+        var huge = WideSum()
+        for _ in 0..<1000 { huge.add(.max) }
+        // 1000 × (2^128 − 1), checked with Python: str(1000 * (2**128 - 1))
+        #expect(huge.description == "340282366920938463463374607431768211455000")
+    }
+
+    @Test("RFC 3339 times parse back to what format() writes; other forms do not parse")
+    func parseRFC3339() {
+        for nanoseconds: UInt64 in [0, 951_782_400_123_000_000, 1_795_000_000_999_000_000] {
+            #expect(RFC3339.parse(RFC3339.format(nanoseconds: nanoseconds))?.nanoseconds == nanoseconds)
+        }
+        #expect(RFC3339.parse("2026-11-21T10:00:00Z")?.description == "2026-11-21T10:00:00.000Z")
+        #expect(RFC3339.parse("2026-11-21T10:00:00.5Z")?.nanoseconds == RFC3339.parse("2026-11-21T10:00:00Z")!.nanoseconds + 500_000_000)
+        #expect(RFC3339.parse("2026-11-21T10:00:00.123456789Z")?.nanoseconds.isMultiple(of: 10) == false)
+        for bad in ["", "2026-11-21", "2026-11-21T10:00:00", "2026-11-21T10:00:00+00:00", "2026-11-21 10:00:00Z", "2026-11-21T10:00:00.Z",
+            "1969-12-31T23:59:59Z", "2026-02-30X10:00:00Z", "2026-11-21T24:00:00Z", "2026-11-21T10:00:00.1234567890Z", "9999-01-01T00:00:00Z"]
+        {
+            #expect(RFC3339.parse(bad) == nil, "\(bad)")
+        }
+    }
+}

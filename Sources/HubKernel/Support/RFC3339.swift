@@ -50,4 +50,46 @@ enum RFC3339 {
     static func string(_ date: Date) -> String {
         format(nanoseconds: UInt64(max(0, (date.timeIntervalSince1970 * 1_000_000).rounded(.down))) * 1_000)
     }
+
+    /// Nanoseconds since the epoch of a UTC time in the form ``format(nanoseconds:)`` writes, with
+    /// any number (up to 9) of fractional digits or none (`2026-11-21T09:30:00Z`); `nil` for
+    /// anything else, including other offsets and years outside 1970–2500 (whose nanoseconds would
+    /// not fit the ledger's `UInt64`).
+    static func parse(_ text: String) -> LedgerTimestamp? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let byte = bytes[index]
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        let separators: [(Int, Character)] = [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")]
+        for (index, character) in separators where bytes[index] != character.asciiValue! { return nil }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60, (1970...2500).contains(year)
+        else { return nil }
+        var nanos = 0
+        let fractionEnd = bytes.count - 1
+        if fractionEnd > 19 {
+            guard bytes[19] == UInt8(ascii: "."), fractionEnd - 20 >= 1, fractionEnd - 20 <= 9, let fraction = number(20..<fractionEnd) else {
+                return nil
+            }
+            nanos = fraction
+            for _ in 0..<(9 - (fractionEnd - 20)) { nanos *= 10 }
+        }
+        // Howard Hinnant's days_from_civil.
+        let y = month <= 2 ? year - 1 : year
+        let era = y / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second
+        return LedgerTimestamp(nanoseconds: UInt64(seconds) * 1_000_000_000 + UInt64(nanos))
+    }
 }
