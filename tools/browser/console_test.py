@@ -330,15 +330,37 @@ class ConsoleTest:
         self.screenshot("desktop-plugins")
         self.step("plugins")
 
-        # Every rail that runs with a panel (none is built in yet; the BLE sessions and local chain
-        # rails will be): its generic page draws the panel's summary and lists.
+        # Every rail that runs with a panel: its generic page draws the panel's summary and lists.
+        # The BLE sessions rail gets a session first (opened through its API with the console's own
+        # token, as a payee's phone would), so its list has a row and its detail view opens.
         rails = [link.get_attribute("href") for link in driver.find_elements(By.CSS_SELECTOR, "#nav a[href*='/admin/rails/']")]
         for href in rails:
             rail = href.rsplit("/", 1)[1]
+            if rail == "ble-sessions":
+                status = driver.execute_async_script(
+                    """
+                    const done = arguments[arguments.length - 1];
+                    fetch("/v1/rails/ble-sessions/sessions", {
+                      method: "POST",
+                      headers: {"Content-Type": "application/json",
+                                "Authorization": "Bearer " + sessionStorage.getItem("hubd.access_token")},
+                      body: JSON.stringify({amount: "450", asset: "EVT-42", split: {mode: "equal", payers: 2}}),
+                    }).then((r) => done(r.status), () => done(0));
+                    """
+                )
+                if status != 201:
+                    self.problems.append(f"rail panel ble-sessions: opening a session answered {status}")
             self.open(f"/admin/rails/{rail}")
             self.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#rail-summary").text.strip() != "")
             self.settle()
             self.screenshot(f"desktop-rail-{rail}")
+            if rail == "ble-sessions":
+                self.wait_text("#rail-lists", "4.50")
+                driver.find_element(By.CSS_SELECTOR, "#rail-lists table tbody tr").click()
+                self.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#rail-detail").is_displayed())
+                self.wait_text("#rail-detail-facts", "advertising")
+                self.settle()
+                self.screenshot(f"desktop-rail-{rail}-detail")
             self.step(f"rail panel {rail}")
         print(f"browser test: {len(rails)} rail panels", file=sys.stderr)
 
