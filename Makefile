@@ -4,7 +4,7 @@
 ARGS ?=
 
 .DEFAULT_GOAL := build
-.PHONY: test contract-test browser-test run bench-ledger bench-http bench-chainkit build format
+.PHONY: test contract-test browser-test run bench-ledger bench-http bench-ble-sessions bench-chainkit build format
 
 test:
 	bash scripts/test.sh $(ARGS)
@@ -24,6 +24,9 @@ bench-ledger:
 
 bench-http:
 	bash scripts/bench-http.sh
+
+bench-ble-sessions:
+	bash scripts/bench-ble-sessions.sh
 
 build:
 	swift build

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Live cross-check of hubd's keys, signatures and keystores against the PyPI reference packages
-# (the same pins as the golden-vector generator). Needs a built hubd (swift build). If PyPI cannot
+# (the same pins as the golden-vector generator), and a fresh generation of the BLE advertising
+# vectors (tools/vectors/gen_ble.py with bluetooth-data-tools) diffed against the committed file. Needs a built hubd (swift build). If PyPI cannot
 # be reached the check says so and is skipped: the committed golden vectors still gate correctness.
 # Usage: tools/crosscheck/run.sh [PATH_TO_HUBD]
 set -euo pipefail
@@ -27,3 +28,24 @@ if ! sub=$(make_venv sub "$root/tools/vectors/requirements-substrate.txt") || ! 
 fi
 "$sub" "$root/tools/crosscheck/crosscheck.py" substrate "$hubd" 20
 "$eth" "$root/tools/crosscheck/crosscheck.py" eth "$hubd" 5
+
+# BLE advertising data: regenerate with the pinned oracle into a temp dir and diff against the
+# committed Tests/Fixtures/vectors/ble_advertising.json (which the Swift tests check byte for byte).
+if ! ble=$(make_venv ble "$root/tools/vectors/requirements-ble.txt"); then
+    echo "crosscheck: ble advertising vectors SKIPPED: bluetooth-data-tools could not be installed from PyPI (the committed vectors still gate)"
+    exit 0
+fi
+fresh=$(mktemp -d)
+trap 'rm -rf "$fresh"' EXIT
+committed=$root/Tests/Fixtures/vectors/ble_advertising.json
+if ! (cd "$root/tools/vectors" && PYTHONDONTWRITEBYTECODE=1 "$ble" gen_ble.py --out "$fresh" >"$fresh/log" 2>&1); then
+    cat "$fresh/log" >&2
+    echo "crosscheck: ble advertising vectors: gen_ble.py failed (the oracle disagrees with the generator's own encoder?)" >&2
+    exit 1
+fi
+if ! cmp -s "$committed" "$fresh/ble_advertising.json"; then
+    diff -u "$committed" "$fresh/ble_advertising.json" | head -n 60 >&2 || true
+    echo "crosscheck: ble advertising vectors: a fresh generation differs from Tests/Fixtures/vectors/ble_advertising.json" >&2
+    exit 1
+fi
+echo "crosscheck: ble advertising vectors: a fresh generation with bluetooth-data-tools matches the committed file"

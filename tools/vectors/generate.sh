@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Golden vectors for ChainKit and the kernel's webhook signer: regenerate
+# Golden vectors for ChainKit, the kernel's webhook signer and the BLE advertising data: regenerate
 # Tests/Fixtures/vectors/*.json, or check them.
 #
 #   bash tools/vectors/generate.sh           # (re)create the venvs if needed, regenerate the files
@@ -10,6 +10,7 @@
 #   tools/vectors/.venv-eth       <- requirements-eth.txt        (runs gen_eth.py)
 #   tools/vectors/.venv-sub       <- requirements-substrate.txt  (runs gen_substrate.py)
 #   tools/vectors/.venv-webhooks  <- requirements-webhooks.txt   (runs gen_webhooks.py)
+#   tools/vectors/.venv-ble       <- requirements-ble.txt        (runs gen_ble.py)
 # A venv is rebuilt from scratch (--clear) when it is missing or its requirements file
 # changed since it was built. Installs use PyPI wheels only (--only-binary :all:).
 set -euo pipefail
@@ -24,7 +25,7 @@ mode=generate
 case "${1:-}" in
   "") ;;
   --check) mode=check ;;
-  -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "generate.sh: unknown argument '$1' (use --check or nothing)" >&2; exit 2 ;;
 esac
 
@@ -45,11 +46,13 @@ ensure_venv() {
 ensure_venv eth requirements-eth.txt
 ensure_venv sub requirements-substrate.txt
 ensure_venv webhooks requirements-webhooks.txt
+ensure_venv ble requirements-ble.txt
 
 run_generators() {  # $1 = output dir; committed files are always the --reuse source
   (cd "$HERE" && "$HERE/.venv-eth/bin/python" gen_eth.py --out "$1" --reuse "$OUT")
   (cd "$HERE" && "$HERE/.venv-sub/bin/python" gen_substrate.py --out "$1" --reuse "$OUT")
   (cd "$HERE" && "$HERE/.venv-webhooks/bin/python" gen_webhooks.py --out "$1" --reuse "$OUT")
+  (cd "$HERE" && "$HERE/.venv-ble/bin/python" gen_ble.py --out "$1" --reuse "$OUT")
 }
 
 if [ "$mode" = generate ]; then

@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Benchmark of complete BLE session flows over HTTP (bench/ble-sessions): a release hubd with the
+# ble-sessions rail on SQLite and, when a PostgreSQL server is installed, on a throwaway PostgreSQL
+# cluster; through the API as an admin: the asset EUR, payee and payer users, the payers' wallets
+# funded from the issuance account; then bench/ble-sessions/flows.py runs concurrent workers, each
+# doing whole flows (create → resolve → lock → pay) with its own payer, and reports flows/s and
+# p50/p99 of a flow and of each step. hubd verify checks the ledger afterwards.
+# Load: closed loop (each worker starts its next flow when the last one finished), Python asyncio
+# and aiohttp on the same machine as hubd, taking CPU from it.
+# The rail runs with resolves_per_minute = BENCH_RESOLVES_PER_MINUTE (100000, the highest it
+# accepts) so the per-client rate limit of the unauthenticated resolve does not cap the flows.
+# Prints a table and writes bench/results/ble-sessions.json (or BENCH_RESULTS); fails on any error.
+# Each row records the machine's load average before and after its run: the machine may be shared.
+# Usage: scripts/bench-ble-sessions.sh
+# Environment: BENCH_SECONDS (20), BENCH_WARMUP (3), BENCH_WORKERS (64), BENCH_PAYEES (16),
+#   BENCH_BACKENDS ("sqlite postgres"), BENCH_RESOLVES_PER_MINUTE (100000), BENCH_RESULTS (the output file),
+#   HUB_BENCH_POSTGRES_URL (an existing database instead of a throwaway cluster).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+say() { echo "bench-ble-sessions.sh: $*" >&2; }
+die() {
+    say "$*"
+    exit 1
+}
+
+seconds=${BENCH_SECONDS:-20}
+warmup=${BENCH_WARMUP:-3}
+workers=${BENCH_WORKERS:-64}
+payees=${BENCH_PAYEES:-16}
+backends=${BENCH_BACKENDS:-sqlite postgres}
+resolves_per_minute=${BENCH_RESOLVES_PER_MINUTE:-100000}
+output_file=${BENCH_RESULTS:-bench/results/ble-sessions.json}
+# Requests to the hub on loopback never go through a proxy the environment may name.
+export no_proxy=127.0.0.1${no_proxy:+,$no_proxy} NO_PROXY=127.0.0.1${NO_PROXY:+,$NO_PROXY}
+
+# --- the load generator's venv (aiohttp, pinned), rebuilt when its requirements change.
+venv=$root/.build-bench/ble-sessions-venv
+requirements=$root/bench/ble-sessions/requirements.txt
+if [[ ! -x $venv/bin/python ]] || ! cmp -s "$requirements" "$venv/requirements.txt"; then
+    say "building $venv from bench/ble-sessions/requirements.txt"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check --only-binary :all: -r "$requirements" ||
+        die "could not install the load generator's packages from PyPI"
+    cp "$requirements" "$venv/requirements.txt"
+fi
+
+bash scripts/install-deps.sh
+say "building hubd (release; several minutes the first time)"
+swift build -c release --product hubd
+hubd=$root/.build/release/hubd
+[[ -x $hubd ]] || die "$hubd was not built"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/hub-bench-ble.XXXXXX")
+server_pid=
+pg_dir=
+source "$root/scripts/lib/stop-process.bash"
+stop_server() {
+    stop_process "$server_pid"
+    server_pid=
+}
+cleanup() {
+    stop_server
+    if [[ -n $pg_dir ]]; then bash "$root/scripts/pg-throwaway.sh" stop "$pg_dir" || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+cat >"$work/plugins.json" <<EOF
+{
+  "plugins": [
+    {
+      "id": "ble-sessions",
+      "enabled": true,
+      "config": { "default_asset": "EUR", "resolves_per_minute": $resolves_per_minute }
+    }
+  ]
+}
+EOF
+
+results=$work/results.jsonl
+: >"$results"
+
+# run_backend NAME DATABASE_URL: one hubd, its setup through the API, the flows; appends to $results.
+run_backend() {
+    local backend=$1 database=$2 port base password token output status load_before load_after
+    port=$(free_port)
+    base=http://127.0.0.1:$port
+    say "[$backend] starting hubd on $base"
+    HUB_PLUGINS=$work/plugins.json HUB_LOG_LEVEL=warning \
+        "$hubd" serve --database-url "$database" --listen "127.0.0.1:$port" >"$work/hubd-$backend.log" 2>&1 &
+    server_pid=$!
+    python3 tools/contract/hubapi.py wait-ready "$base" 60 || {
+        tail -n 30 "$work/hubd-$backend.log" >&2
+        die "[$backend] hubd did not become ready"
+    }
+    password=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')
+    printf '%s\n' "$password" | "$hubd" admin create --database-url "$database" --email bench@example.test --password-stdin >/dev/null
+    token=$(printf '%s\n' "$password" | python3 tools/contract/hubapi.py login "$base" bench@example.test)
+
+    say "[$backend] setup ($payees payees, $workers payers) and $workers workers for ${seconds} s after ${warmup} s warm-up"
+    output=$work/flows-$backend.json
+    status=0
+    load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+    "$venv/bin/python" bench/ble-sessions/flows.py run "$base" "$token" --asset EUR --workers "$workers" \
+        --payees "$payees" --seconds "$seconds" --warmup "$warmup" >"$output" || status=$?
+    load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+    [[ -s $output ]] || {
+        tail -n 30 "$work/hubd-$backend.log" >&2
+        die "[$backend] flows.py failed before it measured anything"
+    }
+    python3 - "$output" "$backend" "$resolves_per_minute" "$load_before" "$load_after" >>"$results" <<'EOF'
+import json, sys
+path, backend, per_minute, before, after = sys.argv[1:]
+row = json.load(open(path))
+row.update(backend=backend, resolves_per_minute=int(per_minute), load_average_before=before, load_average_after=after)
+print(json.dumps(row))
+EOF
+    [[ $status == 0 ]] || say "[$backend] flows.py reported errors or a wrong payee total (see the table)"
+
+    stop_server
+    say "[$backend] hubd verify"
+    "$hubd" verify --database-url "$database" >"$work/verify-$backend.txt" 2>&1 || {
+        cat "$work/verify-$backend.txt" >&2
+        die "[$backend] hubd verify failed after the benchmark"
+    }
+}
+
+for backend in $backends; do
+    case $backend in
+        sqlite)
+            run_backend sqlite "sqlite:$work/hub.sqlite"
+            ;;
+        postgres)
+            url=${HUB_BENCH_POSTGRES_URL:-}
+            if [[ -z $url ]]; then
+                if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
+                    say "[postgres] skipped: no PostgreSQL server installed (scripts/install-deps.sh installs one)"
+                    continue
+                fi
+                # Its own folder under /tmp: the server runs as `postgres`, which cannot enter $work.
+                pg_dir=$(mktemp -d "${TMPDIR:-/tmp}/hub-bench-ble-pg.XXXXXX")
+                url=$(bash scripts/pg-throwaway.sh start "$pg_dir" "$(free_port)")
+            fi
+            run_backend postgres "$url"
+            ;;
+        *) die "unknown backend '$backend' in BENCH_BACKENDS" ;;
+    esac
+done
+
+mkdir -p "$(dirname "$output_file")"
+python3 - "$results" "$output_file" <<'EOF'
+import json, os, platform, sys, time
+results_path, output_path = sys.argv[1:]
+rows = [json.loads(line) for line in open(results_path) if line.strip()]
+
+
+def machine():
+    memory = next((int(l.split()[1]) for l in open("/proc/meminfo") if l.startswith("MemTotal:")), 0) // (1024 * 1024)
+    model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown CPU")
+    system = platform.system()
+    if os.path.exists("/etc/os-release"):
+        system = next((l.split("=", 1)[1].strip().strip('"') for l in open("/etc/os-release") if l.startswith("PRETTY_NAME=")), system)
+    return f"{os.cpu_count()} cores ({model}), {memory} GiB, {system}"
+
+
+def ms(summary):
+    return f"{summary['p50_ms']:.1f} / {summary['p99_ms']:.1f}" if summary["count"] else "-"
+
+
+print()
+header = f"{'backend':<9} {'workers':>7} {'flows':>7} {'flows/s':>8} {'req/s':>7} {'flow p50/p99 ms':>16} " + " ".join(
+    f"{step + ' p50/p99':>16}" for step in ("create", "resolve", "lock", "pay")) + f" {'errors':>6}"
+print(header)
+print("-" * len(header))
+for r in rows:
+    print(f"{r['backend']:<9} {r['workers']:>7} {r['flows']:>7} {r['flows_per_sec']:>8.1f} {r['requests_per_sec']:>7.0f} {ms(r['flow']):>16} "
+          + " ".join(f"{ms(r['steps'][s]):>16}" for s in ("create", "resolve", "lock", "pay")) + f" {r['errors']:>6}")
+    if r["errors"]:
+        print(f"  errors: {r['errors_by_kind']}; first: {r['error_samples'][:2]}")
+    print(f"  load average (1, 5, 15 min) before: {r['load_average_before']}, after: {r['load_average_after']} (2 cores)")
+    if not r["payees_received_ok"]:
+        print(f"  the payees received {r['payees_received']}, not 2500 x {r['completed_flows_including_warmup']}")
+print()
+print("flow = create (payee) -> resolve (advertisement, no auth) -> lock (hold) -> pay (Idempotency-Key), one payer per worker;")
+print(f"closed loop on the same machine; resolves_per_minute = {rows[0]['resolves_per_minute'] if rows else '?'} so the resolve rate limit does not cap the flows.")
+json.dump({
+    "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    "machine": machine(),
+    "load": "bench/ble-sessions/flows.py (Python asyncio + aiohttp, closed loop, one payer per worker, each worker from its own loopback address) on the same machine",
+    "results": rows,
+}, open(output_path, "w"), indent=2)
+open(output_path, "a").write("\n")
+EOF
+say "wrote $output_file"
+python3 -c '
+import json, sys
+bad = [r for r in json.load(open(sys.argv[1]))["results"] if r["errors"] or not r["payees_received_ok"]]
+sys.exit(1 if bad else 0)' "$output_file" || die "some flows failed or the payees' total is wrong (see the table)"
