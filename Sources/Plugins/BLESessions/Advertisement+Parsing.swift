@@ -49,40 +49,36 @@ extension Advertisement {
         var listsService = false
         var name: String?
         for structure in structures {
-            switch ADType(rawValue: structure.type) {
-            case .serviceData16BitUUID:
-                guard structure.data.count >= 2 else {
-                    throw AdvertisementParseError(reason: "service data shorter than its 16-bit UUID")
+            guard let type = ADType(rawValue: structure.type) else { continue }
+            switch type {
+            case .serviceData16BitUUID, .serviceData32BitUUID, .serviceData128BitUUID:
+                let width = type.uuidWidth!
+                guard structure.data.count >= width else {
+                    throw AdvertisementParseError(reason: "service data shorter than its \(width * 8)-bit UUID")
                 }
-                let uuid = UInt16(structure.data[structure.data.startIndex]) | UInt16(structure.data[structure.data.startIndex + 1]) << 8
-                guard uuid == serviceUUID16 else { continue }
-                let payload = Array(structure.data.dropFirst(2))
+                guard isServiceUUID(structure.data.prefix(width)) else { continue }
+                let payload = Array(structure.data.dropFirst(width))
                 guard let eid = EphemeralID(bytes: payload) else {
                     throw AdvertisementParseError(
                         reason: "service data for 0xFEED carries \(payload.count) octets; a session id is \(EphemeralID.byteCount)"
                     )
                 }
                 return eid
-            case .incomplete16BitUUIDs, .complete16BitUUIDs:
-                guard structure.data.count % 2 == 0 else {
-                    throw AdvertisementParseError(reason: "a 16-bit UUID list of \(structure.data.count) octets (not a multiple of 2)")
+            case .incomplete16BitUUIDs, .complete16BitUUIDs, .incomplete32BitUUIDs, .complete32BitUUIDs, .incomplete128BitUUIDs,
+                .complete128BitUUIDs:
+                let width = type.uuidWidth!
+                guard structure.data.count % width == 0 else {
+                    throw AdvertisementParseError(
+                        reason: "a \(width * 8)-bit UUID list of \(structure.data.count) octets (not a multiple of \(width))"
+                    )
                 }
-                var index = structure.data.startIndex
-                while index < structure.data.endIndex {
-                    if UInt16(structure.data[index]) | UInt16(structure.data[index + 1]) << 8 == serviceUUID16 { listsService = true }
-                    index += 2
+                for offset in stride(from: 0, to: structure.data.count, by: width)
+                where isServiceUUID(structure.data.dropFirst(offset).prefix(width)) {
+                    listsService = true
                 }
-            case .incomplete128BitUUIDs, .complete128BitUUIDs:
-                guard structure.data.count % 16 == 0 else {
-                    throw AdvertisementParseError(reason: "a 128-bit UUID list of \(structure.data.count) octets (not a multiple of 16)")
-                }
-                let uuids = stride(from: 0, to: structure.data.count, by: 16).map {
-                    Array(structure.data.dropFirst($0).prefix(16))
-                }
-                if uuids.contains(serviceUUID128LittleEndian) { listsService = true }
             case .completeLocalName, .shortenedLocalName:
                 name = String(decoding: structure.data, as: UTF8.self)
-            case .flags, nil:
+            case .flags:
                 continue
             }
         }
@@ -97,6 +93,18 @@ extension Advertisement {
             return eid
         }
         throw AdvertisementParseError(reason: "no 0xFEED service data and no GOTCHU local name in the advertising data")
+    }
+
+    /// Whether `bytes` (a UUID as it appears on air, little-endian) is the session service in any of
+    /// its three spellings: 16-bit `FEED`, 32-bit `0000FEED`, or the full 128-bit UUID built on the
+    /// Bluetooth Base UUID (Core Specification Vol 3, Part B, §2.5.1: they are one UUID).
+    static func isServiceUUID(_ bytes: ArraySlice<UInt8>) -> Bool {
+        switch bytes.count {
+        case 2: bytes.elementsEqual([0xED, 0xFE])
+        case 4: bytes.elementsEqual([0xED, 0xFE, 0x00, 0x00])
+        case 16: bytes.elementsEqual(serviceUUID128LittleEndian)
+        default: false
+        }
     }
 
     /// `0000FEED-0000-1000-8000-00805F9B34FB` as it appears on air: the 16 octets little-endian.

@@ -21,11 +21,26 @@ public enum Advertisement {
         case flags = 0x01
         case incomplete16BitUUIDs = 0x02
         case complete16BitUUIDs = 0x03
+        case incomplete32BitUUIDs = 0x04
+        case complete32BitUUIDs = 0x05
         case incomplete128BitUUIDs = 0x06
         case complete128BitUUIDs = 0x07
         case shortenedLocalName = 0x08
         case completeLocalName = 0x09
         case serviceData16BitUUID = 0x16
+        case serviceData32BitUUID = 0x20
+        case serviceData128BitUUID = 0x21
+
+        /// Octets of the UUIDs this type carries: the leading UUID of service data, or each entry
+        /// of a UUID list.
+        var uuidWidth: Int? {
+            switch self {
+            case .incomplete16BitUUIDs, .complete16BitUUIDs, .serviceData16BitUUID: 2
+            case .incomplete32BitUUIDs, .complete32BitUUIDs, .serviceData32BitUUID: 4
+            case .incomplete128BitUUIDs, .complete128BitUUIDs, .serviceData128BitUUID: 16
+            case .flags, .shortenedLocalName, .completeLocalName: nil
+            }
+        }
     }
 
     /// LE General Discoverable Mode (bit 1) and BR/EDR Not Supported (bit 2).
