@@ -6,7 +6,7 @@ import Hummingbird
 /// The rail's REST routes, mounted at `/v1/rails/ble-sessions`. They run behind the kernel's
 /// middleware: the caller is `context.principal`, thrown problems leave as `problem+json`, and an
 /// `Idempotency-Key` on a POST replays the first response. (Every transition commits through
-/// `Ledger.write`, which tells the event bus itself.)
+/// `Ledger.transaction`, which tells the event bus itself.)
 struct SessionsController: Sendable {
     let service: SessionService
     /// Shared with the Gotchu surface: one budget per client for both resolve routes.
