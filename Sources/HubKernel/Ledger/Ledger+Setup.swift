@@ -93,76 +93,82 @@ extension Ledger {
         }
         let clock = self.clock
         return try await database.write { connection in
-            // As in createAsset: the counter lock first, so concurrent creators serialise.
-            var timestamp = try Self.nextTimestamp(connection, clock)
-            let stored = try connection.selectIn(LedgerStore.selectAccounts + " WHERE id", keys: accounts.map(\.id.sqlValue))
-            var existing: [AccountID: Account] = [:]
-            for row in stored {
-                let account = try LedgerStore.account(row)
-                existing[account.id] = account
-            }
-            let assetCodes = Set(accounts.map(\.asset.rawValue)).sorted()
-            let knownAssets = Set(
-                try connection.selectIn("SELECT code FROM ledger_assets WHERE code", keys: assetCodes.map(SQLValue.text)).map { try $0.text(0) }
-            )
-            var results: [CreateResult<Account>] = []
-            var inserted: [Account] = []
-            var events: [NewEvent] = []
-            for new in accounts {
-                if let prior = existing[new.id] {
-                    if let field = Self.firstDifference(prior, new) {
-                        results.append(
-                            .failed(TransferError(.existsWithDifferentFields, "account \(new.id) exists with a different \(field)", field: field))
-                        )
-                    } else {
-                        results.append(.exists(prior))
-                    }
-                    continue
-                }
-                if let error = Self.validate(new) {
-                    results.append(.failed(error))
-                    continue
-                }
-                guard knownAssets.contains(new.asset.rawValue) else {
-                    results.append(.failed(TransferError(.assetNotFound, "asset \(new.asset) does not exist", field: "asset")))
-                    continue
-                }
-                let createdAt = timestamp
-                timestamp = LedgerTimestamp(nanoseconds: timestamp.nanoseconds + 1)
-                let account = Account(
-                    id: new.id,
-                    asset: new.asset,
-                    owner: new.owner,
-                    code: new.code,
-                    flags: new.flags,
-                    debitsPosted: 0,
-                    creditsPosted: 0,
-                    debitsPending: 0,
-                    creditsPending: 0,
-                    metadata: new.metadata,
-                    createdAt: createdAt
-                )
-                existing[account.id] = account
-                inserted.append(account)
-                events.append(
-                    NewEvent(
-                        type: "ledger.account.created",
-                        source: "/ledger",
-                        subject: account.id.description,
-                        data: LedgerJSON.account(account),
-                        time: createdAt
-                    )
-                )
-                results.append(.created(account))
-            }
-            try connection.insertMany(into: "ledger_accounts", columns: LedgerStore.accountColumns, rows: inserted.map(LedgerStore.values))
-            try EventLog.append(events, on: connection)
-            if !inserted.isEmpty {
-                // nextTimestamp stored the first; the rest were handed out after it.
-                try Counters.write(.ledgerTimestamp, Int64(bitPattern: inserted.last!.createdAt.nanoseconds), on: connection)
-            }
-            return results
+            try Self.createAccounts(accounts, on: connection, clock: clock)
         }
+    }
+
+    /// Creates accounts inside a write transaction the caller holds (``Ledger/createAccounts(_:)``
+    /// and ``LedgerTransaction/createAccounts(_:)``).
+    static func createAccounts(_ accounts: [NewAccount], on connection: any SQLConnection, clock: LedgerClock) throws -> [CreateResult<Account>] {
+        // As in createAsset: the counter lock first, so concurrent creators serialise.
+        var timestamp = try Self.nextTimestamp(connection, clock)
+        let stored = try connection.selectIn(LedgerStore.selectAccounts + " WHERE id", keys: accounts.map(\.id.sqlValue))
+        var existing: [AccountID: Account] = [:]
+        for row in stored {
+            let account = try LedgerStore.account(row)
+            existing[account.id] = account
+        }
+        let assetCodes = Set(accounts.map(\.asset.rawValue)).sorted()
+        let knownAssets = Set(
+            try connection.selectIn("SELECT code FROM ledger_assets WHERE code", keys: assetCodes.map(SQLValue.text)).map { try $0.text(0) }
+        )
+        var results: [CreateResult<Account>] = []
+        var inserted: [Account] = []
+        var events: [NewEvent] = []
+        for new in accounts {
+            if let prior = existing[new.id] {
+                if let field = Self.firstDifference(prior, new) {
+                    results.append(
+                        .failed(TransferError(.existsWithDifferentFields, "account \(new.id) exists with a different \(field)", field: field))
+                    )
+                } else {
+                    results.append(.exists(prior))
+                }
+                continue
+            }
+            if let error = Self.validate(new) {
+                results.append(.failed(error))
+                continue
+            }
+            guard knownAssets.contains(new.asset.rawValue) else {
+                results.append(.failed(TransferError(.assetNotFound, "asset \(new.asset) does not exist", field: "asset")))
+                continue
+            }
+            let createdAt = timestamp
+            timestamp = LedgerTimestamp(nanoseconds: timestamp.nanoseconds + 1)
+            let account = Account(
+                id: new.id,
+                asset: new.asset,
+                owner: new.owner,
+                code: new.code,
+                flags: new.flags,
+                debitsPosted: 0,
+                creditsPosted: 0,
+                debitsPending: 0,
+                creditsPending: 0,
+                metadata: new.metadata,
+                createdAt: createdAt
+            )
+            existing[account.id] = account
+            inserted.append(account)
+            events.append(
+                NewEvent(
+                    type: "ledger.account.created",
+                    source: "/ledger",
+                    subject: account.id.description,
+                    data: LedgerJSON.account(account),
+                    time: createdAt
+                )
+            )
+            results.append(.created(account))
+        }
+        try connection.insertMany(into: "ledger_accounts", columns: LedgerStore.accountColumns, rows: inserted.map(LedgerStore.values))
+        try EventLog.append(events, on: connection)
+        if !inserted.isEmpty {
+            // nextTimestamp stored the first; the rest were handed out after it.
+            try Counters.write(.ledgerTimestamp, Int64(bitPattern: inserted.last!.createdAt.nanoseconds), on: connection)
+        }
+        return results
     }
 
     public func asset(_ code: AssetCode) async throws -> Asset? {
