@@ -1,7 +1,8 @@
 import HubKernel
+import HubLocalChain
 
 /// The rails compiled into this hubd (DESIGN §3.5: an immutable list; `plugins.json` picks which
 /// run). Rails are added here as their issues land.
 enum BuiltInPlugins {
-    static let all: [any RailPlugin.Type] = []
+    static let all: [any RailPlugin.Type] = [LocalChainPlugin.self]
 }
