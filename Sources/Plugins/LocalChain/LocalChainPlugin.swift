@@ -27,6 +27,7 @@ public struct LocalChainPlugin: RailPlugin {
 
     public func addRoutes(to group: RouterGroup<HubRequestContext>) {
         ChainController(context: context, service: service, intake: intake).addRoutes(to: group)
+        ExplorerController(context: context).addRoutes(to: group)
         JSONRPCEndpoint(methods: EthereumRPC(context: context, intake: intake, clientVersion: "hubd-localchain/1")).addRoutes(to: group)
     }
 
