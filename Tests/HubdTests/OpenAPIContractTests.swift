@@ -1,5 +1,6 @@
 import Foundation
 import HubKernel
+import HubLocalChain
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -9,12 +10,12 @@ import Testing
 
 /// The OpenAPI document served at `/openapi.json` against the router `hubd serve` builds: every
 /// registered route and method is documented, and every documented one is registered (DESIGN §3.6:
-/// "every route is in it"). Routes of rail plugins (`/v1/rails/<id>/…`) are left out: plugins
-/// document themselves, and the document says so.
+/// "every route is in it"). The built-in rails run here too, so their routes are held to the same
+/// rule; only the test-only example rail (`/v1/rails/tip-jar/…`) is left out.
 @Suite("OpenAPI document matches the router", .timeLimit(.minutes(1)))
 struct OpenAPIContractTests {
-    /// Plugins mount their routes here; the kernel document does not describe them.
-    static let pluginPrefix = "/v1/rails/"
+    /// The example rail (test-only) mounts its routes here; the document does not describe them.
+    static let pluginPrefix = "/v1/rails/\(TipJarPlugin.id)/"
     static let methods: Set<String> = ["get", "put", "post", "delete", "patch", "head", "options", "trace"]
 
     @Test("every registered route+method is in the document's paths, and every documented one is registered")
@@ -22,8 +23,8 @@ struct OpenAPIContractTests {
         // The tip-jar example rail (in this test target) runs, so plugin routes are present to exclude.
         try await withTestHub(
             on: .sqlite,
-            builtIn: [TipJarPlugin.self],
-            plugins: [tipJarEntry()],
+            builtIn: [TipJarPlugin.self, LocalChainPlugin.self],
+            plugins: [tipJarEntry(), localChainEntry(keyFile: localChainKeyFile())],
             devLogin: true  // POST /v1/auth/dev-login exists only then, and it is documented
         ) { hub, client in
             let document = try await Self.servedDocument(client)

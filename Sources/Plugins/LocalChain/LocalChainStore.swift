@@ -17,11 +17,11 @@ enum LocalChainStore {
         try connection.execute(
             "INSERT INTO localchain_chains (\(chainColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)",
             [
-                .int(Int64(chain.chainID)), .text(chain.name), .text(chain.currencyName), .text(chain.symbol), .int(Int64(chain.decimals)),
+                .int(Int64(clamping: chain.chainID)), .text(chain.name), .text(chain.currencyName), .text(chain.symbol), .int(Int64(chain.decimals)),
                 .text(chain.asset.rawValue), .int(chain.blockIntervalMs), .optional(chain.host.map { .text($0.latitude) }),
                 .optional(chain.host.map { .text($0.longitude) }), .optional(chain.host.map { .int($0.radiusMeters) }),
                 .text(chain.status.rawValue), .text(chain.organiserID), .text(chain.validator.description), .bytes(chain.sealedKey),
-                .text(chain.genesisHash), .int(Int64(chain.headNumber)), .text(chain.headHash), .int(chain.headTimeMs), .int(chain.createdAt),
+                .text(chain.genesisHash), .int(Int64(clamping: chain.headNumber)), .text(chain.headHash), .int(chain.headTimeMs), .int(chain.createdAt),
             ]
         )
     }
@@ -29,14 +29,14 @@ enum LocalChainStore {
     static func chain(_ id: UInt64, forUpdate: Bool = false, on connection: any SQLConnection) throws -> LocalChain? {
         try connection.queryFirst(
             "SELECT \(chainColumns) FROM localchain_chains WHERE chain_id = $1" + (forUpdate ? connection.dialect.forUpdate : ""),
-            [.int(Int64(id))]
+            [.int(Int64(clamping: id))]
         ).map(chain)
     }
 
     static func chains(after: UInt64, limit: Int, on connection: any SQLConnection) throws -> [LocalChain] {
         try connection.query(
             "SELECT \(chainColumns) FROM localchain_chains WHERE chain_id > $1 ORDER BY chain_id LIMIT $2",
-            [.int(Int64(after)), .int(Int64(limit))]
+            [.int(Int64(clamping: after)), .int(Int64(limit))]
         ).map(chain)
     }
 
@@ -70,13 +70,13 @@ enum LocalChainStore {
     }
 
     static func setStatus(_ status: LocalChain.Status, chainID: UInt64, on connection: any SQLConnection) throws {
-        try connection.execute("UPDATE localchain_chains SET status = $1 WHERE chain_id = $2", [.text(status.rawValue), .int(Int64(chainID))])
+        try connection.execute("UPDATE localchain_chains SET status = $1 WHERE chain_id = $2", [.text(status.rawValue), .int(Int64(clamping: chainID))])
     }
 
     static func setHead(chainID: UInt64, number: UInt64, hash: String, timeMs: Int64, on connection: any SQLConnection) throws {
         try connection.execute(
             "UPDATE localchain_chains SET head_number = $1, head_hash = $2, head_time_ms = $3 WHERE chain_id = $4",
-            [.int(Int64(number)), .text(hash), .int(timeMs), .int(Int64(chainID))]
+            [.int(Int64(clamping: number)), .text(hash), .int(timeMs), .int(Int64(clamping: chainID))]
         )
     }
 
@@ -94,21 +94,21 @@ enum LocalChainStore {
     static func account(chainID: UInt64, address: EthereumAddress, on connection: any SQLConnection) throws -> ChainAccount? {
         try connection.queryFirst(
             "SELECT address, nonce, balance, ledger_account_id FROM localchain_accounts WHERE chain_id = $1 AND address = $2",
-            [.int(Int64(chainID)), .text(address.description)]
+            [.int(Int64(clamping: chainID)), .text(address.description)]
         ).map(account)
     }
 
     static func accounts(chainID: UInt64, on connection: any SQLConnection) throws -> [ChainAccount] {
         try connection.query(
             "SELECT address, nonce, balance, ledger_account_id FROM localchain_accounts WHERE chain_id = $1 ORDER BY address",
-            [.int(Int64(chainID))]
+            [.int(Int64(clamping: chainID))]
         ).map(account)
     }
 
     static func accounts(chainID: UInt64, after: String, limit: Int, on connection: any SQLConnection) throws -> [ChainAccount] {
         try connection.query(
             "SELECT address, nonce, balance, ledger_account_id FROM localchain_accounts WHERE chain_id = $1 AND address > $2 ORDER BY address LIMIT $3",
-            [.int(Int64(chainID)), .text(after), .int(Int64(limit))]
+            [.int(Int64(clamping: chainID)), .text(after), .int(Int64(limit))]
         ).map(account)
     }
 
@@ -128,7 +128,7 @@ enum LocalChainStore {
                 "INSERT INTO localchain_accounts (chain_id, address, nonce, balance, ledger_account_id) VALUES ($1, $2, $3, $4, $5) "
                     + "ON CONFLICT (chain_id, address) DO UPDATE SET nonce = excluded.nonce, balance = excluded.balance",
                 [
-                    .int(Int64(chainID)), .text(account.address.description), .int(Int64(account.nonce)), .uint128(account.balance),
+                    .int(Int64(clamping: chainID)), .text(account.address.description), .int(Int64(clamping: account.nonce)), .uint128(account.balance),
                     .bytes(account.ledgerAccountID.rawValue.bigEndianBytes),
                 ]
             )
@@ -142,26 +142,26 @@ enum LocalChainStore {
     static func pool(chainID: UInt64, limit: Int, on connection: any SQLConnection) throws -> [PoolEntry] {
         try connection.query(
             "SELECT \(poolColumns) FROM localchain_pool WHERE chain_id = $1 ORDER BY seq LIMIT $2",
-            [.int(Int64(chainID)), .int(Int64(limit))]
+            [.int(Int64(clamping: chainID)), .int(Int64(limit))]
         ).map(poolEntry)
     }
 
     static func pool(chainID: UInt64, sender: EthereumAddress, on connection: any SQLConnection) throws -> [PoolEntry] {
         try connection.query(
             "SELECT \(poolColumns) FROM localchain_pool WHERE chain_id = $1 AND sender = $2 ORDER BY nonce",
-            [.int(Int64(chainID)), .text(sender.description)]
+            [.int(Int64(clamping: chainID)), .text(sender.description)]
         ).map(poolEntry)
     }
 
     static func poolEntry(chainID: UInt64, hash: String, on connection: any SQLConnection) throws -> PoolEntry? {
         try connection.queryFirst(
             "SELECT \(poolColumns) FROM localchain_pool WHERE chain_id = $1 AND hash = $2",
-            [.int(Int64(chainID)), .text(hash)]
+            [.int(Int64(clamping: chainID)), .text(hash)]
         ).map(poolEntry)
     }
 
     static func poolCount(chainID: UInt64, on connection: any SQLConnection) throws -> Int {
-        Int(try connection.queryFirst("SELECT count(*) FROM localchain_pool WHERE chain_id = $1", [.int(Int64(chainID))])?.int(0) ?? 0)
+        Int(try connection.queryFirst("SELECT count(*) FROM localchain_pool WHERE chain_id = $1", [.int(Int64(clamping: chainID))])?.int(0) ?? 0)
     }
 
     static func poolEntry(_ row: SQLRow) throws -> PoolEntry {
@@ -180,15 +180,15 @@ enum LocalChainStore {
         try connection.execute(
             "INSERT INTO localchain_pool (chain_id, hash, sender, recipient, nonce, value, raw, received_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
             [
-                .int(Int64(chainID)), .text(entry.hash), .text(entry.sender.description), .text(entry.recipient.description),
-                .int(Int64(entry.nonce)), .uint128(entry.value), .bytes(entry.raw), .int(receivedAt),
+                .int(Int64(clamping: chainID)), .text(entry.hash), .text(entry.sender.description), .text(entry.recipient.description),
+                .int(Int64(clamping: entry.nonce)), .uint128(entry.value), .bytes(entry.raw), .int(receivedAt),
             ]
         )
     }
 
     static func removeFromPool(_ hashes: [String], chainID: UInt64, on connection: any SQLConnection) throws {
         for hash in hashes {
-            try connection.execute("DELETE FROM localchain_pool WHERE chain_id = $1 AND hash = $2", [.int(Int64(chainID)), .text(hash)])
+            try connection.execute("DELETE FROM localchain_pool WHERE chain_id = $1 AND hash = $2", [.int(Int64(clamping: chainID)), .text(hash)])
         }
     }
 
@@ -200,7 +200,7 @@ enum LocalChainStore {
         try connection.execute(
             "INSERT INTO localchain_blocks (chain_id, number, hash, parent_hash, timestamp, transaction_count, data) VALUES ($1, $2, $3, $4, $5, $6, $7)",
             [
-                .int(Int64(chainID)), .int(Int64(block.number)), .text(block.hash), .text(block.parentHash), .int(Int64(block.timestamp)),
+                .int(Int64(clamping: chainID)), .int(Int64(clamping: block.number)), .text(block.hash), .text(block.parentHash), .int(Int64(clamping: block.timestamp)),
                 .int(Int64(block.transactionCount)), .bytes(block.data),
             ]
         )
@@ -209,14 +209,14 @@ enum LocalChainStore {
     static func block(chainID: UInt64, number: UInt64, on connection: any SQLConnection) throws -> StoredBlock? {
         try connection.queryFirst(
             "SELECT \(blockColumns) FROM localchain_blocks WHERE chain_id = $1 AND number = $2",
-            [.int(Int64(chainID)), .int(Int64(number))]
+            [.int(Int64(clamping: chainID)), .int(Int64(clamping: number))]
         ).map(block)
     }
 
     static func block(chainID: UInt64, hash: String, on connection: any SQLConnection) throws -> StoredBlock? {
         try connection.queryFirst(
             "SELECT \(blockColumns) FROM localchain_blocks WHERE chain_id = $1 AND hash = $2",
-            [.int(Int64(chainID)), .text(hash)]
+            [.int(Int64(clamping: chainID)), .text(hash)]
         ).map(block)
     }
 
@@ -224,7 +224,7 @@ enum LocalChainStore {
     static func blocks(chainID: UInt64, before: UInt64, limit: Int, on connection: any SQLConnection) throws -> [StoredBlock] {
         try connection.query(
             "SELECT \(blockColumns) FROM localchain_blocks WHERE chain_id = $1 AND number < $2 ORDER BY number DESC LIMIT $3",
-            [.int(Int64(chainID)), .int(Int64(clamping: before)), .int(Int64(limit))]
+            [.int(Int64(clamping: chainID)), .int(Int64(clamping: before)), .int(Int64(limit))]
         ).map(block)
     }
 
@@ -246,8 +246,8 @@ enum LocalChainStore {
             try connection.execute(
                 "INSERT INTO localchain_transactions (chain_id, \(transactionColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                 [
-                    .int(Int64(chainID)), .text(t.hash), .int(Int64(t.blockNumber)), .int(Int64(t.position)), .text(t.sender.description),
-                    .text(t.recipient.description), .int(Int64(t.nonce)), .uint128(t.value), .int(Int64(t.status)), .bytes(t.raw),
+                    .int(Int64(clamping: chainID)), .text(t.hash), .int(Int64(clamping: t.blockNumber)), .int(Int64(t.position)), .text(t.sender.description),
+                    .text(t.recipient.description), .int(Int64(clamping: t.nonce)), .uint128(t.value), .int(Int64(t.status)), .bytes(t.raw),
                 ]
             )
         }
@@ -256,14 +256,14 @@ enum LocalChainStore {
     static func transaction(chainID: UInt64, hash: String, on connection: any SQLConnection) throws -> ChainTransaction? {
         try connection.queryFirst(
             "SELECT \(transactionColumns) FROM localchain_transactions WHERE chain_id = $1 AND hash = $2",
-            [.int(Int64(chainID)), .text(hash)]
+            [.int(Int64(clamping: chainID)), .text(hash)]
         ).map(transaction)
     }
 
     static func transactions(chainID: UInt64, block: UInt64, on connection: any SQLConnection) throws -> [ChainTransaction] {
         try connection.query(
             "SELECT \(transactionColumns) FROM localchain_transactions WHERE chain_id = $1 AND block_number = $2 ORDER BY position",
-            [.int(Int64(chainID)), .int(Int64(block))]
+            [.int(Int64(clamping: chainID)), .int(Int64(clamping: block))]
         ).map(transaction)
     }
 
@@ -277,7 +277,7 @@ enum LocalChainStore {
         on connection: any SQLConnection
     ) throws -> [ChainTransaction] {
         let order = " AND (block_number < $2 OR (block_number = $2 AND position < $3))"
-        var binds: [SQLValue] = [.int(Int64(chainID)), .int(Int64(clamping: before.0)), .int(Int64(before.1))]
+        var binds: [SQLValue] = [.int(Int64(clamping: chainID)), .int(Int64(clamping: before.0)), .int(Int64(before.1))]
         var sql = "SELECT \(transactionColumns) FROM localchain_transactions WHERE chain_id = $1" + order
         if let address {
             sql += " AND (sender = $4 OR recipient = $4)"
