@@ -103,6 +103,28 @@ struct BlockSealer: Service {
             }
         }
 
+        // Cash-outs: a sealed burn releases its payout; a failed one gives the held money back.
+        let burns = plan.included.filter { $0.entry.recipient == chain.validator && $0.entry.sender != chain.validator }
+        let cashOuts = try LocalChainStore.cashOuts(chainID: chainID, hashes: burns.map(\.entry.hash), on: connection)
+        let statusByHash = Dictionary(uniqueKeysWithValues: burns.map { ($0.entry.hash, $0.status) })
+        var resolutions: [TransferRequest] = []
+        for cashOut in cashOuts where cashOut.state == "pending" {
+            let succeeded = statusByHash[cashOut.hash] == 1
+            resolutions.append(
+                TransferRequest(
+                    id: LocalChainIDs.cashOutResolution(transactionHash: try Hex.decode(cashOut.hash, length: 32)),
+                    action: succeeded ? .postPending(pendingID: cashOut.holdID, amount: nil) : .voidPending(pendingID: cashOut.holdID),
+                    reference: TransferReference(rail: "localchain", type: "cashout", id: cashOut.hash)
+                )
+            )
+            try LocalChainStore.setCashOutState(succeeded ? "paid" : "voided", hash: cashOut.hash, chainID: chainID, on: connection)
+        }
+        for result in try tx.submit(resolutions) {
+            guard case .created = result else {
+                throw LocalChainFailure("the ledger refused to resolve a cash-out hold on chain \(chainID): \(String(describing: result))")
+            }
+        }
+
         // The block.
         let nowMs = max(Int64(now.nanoseconds / 1_000_000), chain.headTimeMs)
         let number = chain.headNumber + 1

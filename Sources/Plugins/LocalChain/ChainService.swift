@@ -117,25 +117,14 @@ struct ChainService: Sendable {
             guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
                 throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
             }
-            let nonce = try TransactionIntake.nextValidatorNonce(chain, on: connection)
-            let key = try vault.open(chain.sealedKey, chainID: chainID)
-            let signed = try EthereumTransaction(
-                envelope: .legacy,
-                chainID: chainID,
-                nonce: nonce,
-                gasPrice: .zero,
-                gasLimit: 21_000,
+            return try Self.queueValidatorTransfer(
+                chain,
                 to: to,
-                value: UInt256(amount)
-            ).signed(privateKey: key)
-            let validated = try ValidatedTransaction.validate(signed.raw, chainID: chainID)
-            return try TransactionIntake.store(
-                validated,
-                chainID: chainID,
+                amount: amount,
+                vault: vault,
                 configuration: configuration,
                 source: source,
                 now: clock.now(),
-                allowValidator: true,
                 on: connection
             )
         }

@@ -98,6 +98,17 @@ enum LocalChainIDs {
         TransferID(rawValue: uuid(transactionHash))
     }
 
+    /// The hold reserving a cash-out's payout: keccak-256 of a domain-separated name, so it never
+    /// equals the burn's own mirrored transfer id.
+    static func cashOutHold(transactionHash: [UInt8]) -> TransferID {
+        TransferID(rawValue: uuid(Keccak256.hash(Array("hubd-localchain-cashout:".utf8) + transactionHash)))
+    }
+
+    /// The posting or voiding of a cash-out's hold.
+    static func cashOutResolution(transactionHash: [UInt8]) -> TransferID {
+        TransferID(rawValue: uuid(Keccak256.hash(Array("hubd-localchain-cashout-resolve:".utf8) + transactionHash)))
+    }
+
     static func uuid(_ digest: [UInt8]) -> UInt128 {
         var bytes = Array(digest.prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x80

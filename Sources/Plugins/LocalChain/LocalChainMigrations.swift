@@ -2,7 +2,7 @@ import HubKernel
 
 /// The rail's tables (prefix `localchain_`). Released migrations are never edited.
 enum LocalChainMigrations {
-    static let all: [Migration] = [chains, accounts, pool, blocks, transactions]
+    static let all: [Migration] = [chains, accounts, pool, blocks, transactions, topups]
 
     /// One row per event chain: its settings, its validator (address and sealed key) and its head.
     static let chains = Migration(
@@ -113,6 +113,31 @@ enum LocalChainMigrations {
             CREATE INDEX localchain_transactions_block ON localchain_transactions (chain_id, block_number, position);
             CREATE INDEX localchain_transactions_sender ON localchain_transactions (chain_id, sender, block_number);
             CREATE INDEX localchain_transactions_recipient ON localchain_transactions (chain_id, recipient, block_number);
+            """
+    )
+
+    /// Top-ups and cash-outs: the organiser's rate (`pay` minor units of `topup_asset` buy
+    /// `receive` minor units of the chain's currency) and collection account, and each cash-out's
+    /// payout, held in the ledger from intake until its burn is sealed.
+    static let topups = Migration(
+        "006_topups",
+        portable: """
+            CREATE TABLE localchain_topup_rates (
+                chain_id {bigint} PRIMARY KEY REFERENCES localchain_chains (chain_id),
+                asset TEXT NOT NULL,
+                pay {u128} NOT NULL,
+                receive {u128} NOT NULL,
+                collection_account_id {id} NOT NULL
+            );
+            CREATE TABLE localchain_cashouts (
+                chain_id {bigint} NOT NULL REFERENCES localchain_chains (chain_id),
+                hash TEXT NOT NULL,
+                hold_id {id} NOT NULL,
+                payout_account_id {id} NOT NULL,
+                pay_amount {u128} NOT NULL,
+                state TEXT NOT NULL,
+                PRIMARY KEY (chain_id, hash)
+            );
             """
     )
 }

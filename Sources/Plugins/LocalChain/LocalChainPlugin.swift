@@ -26,7 +26,9 @@ public struct LocalChainPlugin: RailPlugin {
     var sealer: BlockSealer { BlockSealer(context: context, configuration: configuration, vault: vault) }
 
     public func addRoutes(to group: RouterGroup<HubRequestContext>) {
-        ChainController(context: context, service: service, intake: intake).addRoutes(to: group)
+        let chains = ChainController(context: context, service: service, intake: intake)
+        chains.addRoutes(to: group)
+        TopUpController(context: context, service: service, chains: chains).addRoutes(to: group)
         ExplorerController(context: context).addRoutes(to: group)
         JSONRPCEndpoint(methods: EthereumRPC(context: context, intake: intake, clientVersion: "hubd-localchain/1")).addRoutes(to: group)
     }
