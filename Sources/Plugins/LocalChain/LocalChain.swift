@@ -29,6 +29,8 @@ struct LocalChain: Sendable, Equatable {
     var headHash: String
     var headTimeMs: Int64
     var createdAt: Int64
+    /// The hub this chain is relayed from; `nil` when this hub is its validator.
+    var upstream: String? = nil
 }
 
 /// Where the organiser is, for the proximity check. Coordinates are decimal degrees kept as the

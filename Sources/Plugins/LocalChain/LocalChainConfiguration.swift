@@ -14,8 +14,24 @@ struct LocalChainConfiguration: Sendable {
     var maxNonceGap: UInt64 = 64
     /// Pending transactions per chain at most; beyond it intake answers "pool full".
     var maxPoolPerChain = 20_000
+    /// Where this hub serves its chains' blocks to relays over WebSocket (`HOST:PORT`); none by default.
+    var syncListen: (host: String, port: Int)?
+    /// Set when this hub relays chains of another hub.
+    var relay: RelayConfiguration?
 
-    static let knownKeys: Set<String> = ["key_file", "seal_tick_ms", "max_block_transactions", "max_nonce_gap", "max_pool_per_chain"]
+    struct RelayConfiguration: Sendable {
+        /// The upstream hub's HTTP base URL (`http://host:port`): transactions are forwarded there.
+        var upstream: String
+        /// The upstream's sync endpoint (`ws://host:port`, its `sync_listen`).
+        var upstreamSync: String
+        var chains: [UInt64]
+        /// How long to wait before reconnecting after the connection drops.
+        var reconnectDelay: Duration = .milliseconds(500)
+    }
+
+    static let knownKeys: Set<String> = [
+        "key_file", "seal_tick_ms", "max_block_transactions", "max_nonce_gap", "max_pool_per_chain", "sync_listen", "relay",
+    ]
 
     private struct Raw: Decodable {
         var keyFile: String?
@@ -23,6 +39,15 @@ struct LocalChainConfiguration: Sendable {
         var maxBlockTransactions: Int?
         var maxNonceGap: Int?
         var maxPoolPerChain: Int?
+        var syncListen: String?
+        var relay: RawRelay?
+    }
+
+    private struct RawRelay: Decodable {
+        var upstream: String
+        var upstreamSync: String
+        var chains: [UInt64]
+        var reconnectDelayMs: Int?
     }
 
     init() {}
@@ -55,5 +80,41 @@ struct LocalChainConfiguration: Sendable {
             }
             maxPoolPerChain = count
         }
+        if let listen = raw.syncListen {
+            let parts = listen.split(separator: ":")
+            guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (0...65_535).contains(port) else {
+                throw PluginConfigError(field: "sync_listen", message: "must be HOST:PORT")
+            }
+            syncListen = (String(parts[0]), port)
+        }
+        if let relay = raw.relay {
+            guard relay.upstream.hasPrefix("http://") || relay.upstream.hasPrefix("https://") else {
+                throw PluginConfigError(field: "relay.upstream", message: "must be an http:// or https:// base URL")
+            }
+            guard relay.upstreamSync.hasPrefix("ws://") || relay.upstreamSync.hasPrefix("wss://") else {
+                throw PluginConfigError(field: "relay.upstream_sync", message: "must be a ws:// or wss:// URL")
+            }
+            guard !relay.chains.isEmpty, relay.chains.allSatisfy({ (1...9_007_199_254_740_991).contains($0) }) else {
+                throw PluginConfigError(field: "relay.chains", message: "must list chain ids (1 to 2^53-1)")
+            }
+            var parsed = RelayConfiguration(
+                upstream: String(relay.upstream.trimmingSuffix("/")),
+                upstreamSync: String(relay.upstreamSync.trimmingSuffix("/")),
+                chains: relay.chains
+            )
+            if let ms = relay.reconnectDelayMs {
+                guard (10...60_000).contains(ms) else {
+                    throw PluginConfigError(field: "relay.reconnect_delay_ms", message: "must be 10 to 60000")
+                }
+                parsed.reconnectDelay = .milliseconds(ms)
+            }
+            self.relay = parsed
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> Substring {
+        hasSuffix(suffix) ? dropLast(suffix.count) : self[...]
     }
 }

@@ -2,7 +2,7 @@ import HubKernel
 
 /// The rail's tables (prefix `localchain_`). Released migrations are never edited.
 enum LocalChainMigrations {
-    static let all: [Migration] = [chains, accounts, pool, blocks, transactions, topups]
+    static let all: [Migration] = [chains, accounts, pool, blocks, transactions, topups, relays]
 
     /// One row per event chain: its settings, its validator (address and sealed key) and its head.
     static let chains = Migration(
@@ -140,4 +140,8 @@ enum LocalChainMigrations {
             );
             """
     )
+
+    /// Chains this hub relays: `upstream` is the hub they are synced from (NULL for chains it
+    /// validates itself). A relayed chain is never sealed here and has no sealed key.
+    static let relays = Migration("007_relays", portable: "ALTER TABLE localchain_chains ADD COLUMN upstream TEXT;")
 }

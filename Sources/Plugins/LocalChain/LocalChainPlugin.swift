@@ -33,7 +33,12 @@ public struct LocalChainPlugin: RailPlugin {
         JSONRPCEndpoint(methods: EthereumRPC(context: context, intake: intake, clientVersion: "hubd-localchain/1")).addRoutes(to: group)
     }
 
-    public var services: [any Service] { [sealer] }
+    public var services: [any Service] {
+        var services: [any Service] = [sealer]
+        if let listen = configuration.syncListen { services.append(SyncServer(context: context, host: listen.host, port: listen.port)) }
+        if let relay = configuration.relay { services.append(RelayFollower(context: context, relay: relay)) }
+        return services
+    }
 
     public var adminPanel: AdminPanel? {
         AdminPanel(

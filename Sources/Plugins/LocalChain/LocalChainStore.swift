@@ -11,17 +11,18 @@ enum LocalChainStore {
 
     static let chainColumns =
         "chain_id, name, currency_name, symbol, decimals, asset, block_interval_ms, host_latitude, host_longitude, radius_meters, "
-        + "status, organiser_id, validator, sealed_key, genesis_hash, head_number, head_hash, head_time_ms, created_at"
+        + "status, organiser_id, validator, sealed_key, genesis_hash, head_number, head_hash, head_time_ms, created_at, upstream"
 
     static func insert(_ chain: LocalChain, on connection: any SQLConnection) throws {
         try connection.execute(
-            "INSERT INTO localchain_chains (\(chainColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)",
+            "INSERT INTO localchain_chains (\(chainColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
             [
                 .int(Int64(clamping: chain.chainID)), .text(chain.name), .text(chain.currencyName), .text(chain.symbol), .int(Int64(chain.decimals)),
                 .text(chain.asset.rawValue), .int(chain.blockIntervalMs), .optional(chain.host.map { .text($0.latitude) }),
                 .optional(chain.host.map { .text($0.longitude) }), .optional(chain.host.map { .int($0.radiusMeters) }),
                 .text(chain.status.rawValue), .text(chain.organiserID), .text(chain.validator.description), .bytes(chain.sealedKey),
                 .text(chain.genesisHash), .int(Int64(clamping: chain.headNumber)), .text(chain.headHash), .int(chain.headTimeMs), .int(chain.createdAt),
+                .optional(chain.upstream.map(SQLValue.text)),
             ]
         )
     }
@@ -65,7 +66,8 @@ enum LocalChainStore {
             headNumber: UInt64(try row.int(15)),
             headHash: try row.text(16),
             headTimeMs: try row.int(17),
-            createdAt: try row.int(18)
+            createdAt: try row.int(18),
+            upstream: try row.optionalText(19)
         )
     }
 
@@ -83,7 +85,7 @@ enum LocalChainStore {
     /// Chains with transactions pending whose next block is due at `nowMs`.
     static func dueChains(nowMs: Int64, on connection: any SQLConnection) throws -> [UInt64] {
         try connection.query(
-            "SELECT c.chain_id FROM localchain_chains c WHERE c.head_time_ms + c.block_interval_ms <= $1 "
+            "SELECT c.chain_id FROM localchain_chains c WHERE c.upstream IS NULL AND c.head_time_ms + c.block_interval_ms <= $1 "
                 + "AND EXISTS (SELECT 1 FROM localchain_pool p WHERE p.chain_id = c.chain_id) ORDER BY c.chain_id",
             [.int(nowMs)]
         ).map { UInt64(try $0.int(0)) }

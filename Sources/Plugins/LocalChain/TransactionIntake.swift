@@ -25,6 +25,10 @@ struct TransactionIntake: Sendable {
     /// - Throws: ``TransactionRejection`` (nothing stored), or `nil`-chain as `chain_not_found`.
     func submit(_ raw: [UInt8], chainID: UInt64) async throws -> Outcome {
         let validated = try ValidatedTransaction.validate(raw, chainID: chainID)
+        // A relayed chain is validated elsewhere: the transaction goes upstream.
+        if let upstream = try await context.database.read({ try LocalChainStore.chain(chainID, on: $0)?.upstream }) {
+            return try await TransactionForwarder.forward(raw, chainID: chainID, upstream: upstream)
+        }
         let (configuration, source, clock) = (configuration, context.eventSource, context.clock)
         let outcome = try await context.database.write { connection in
             try Self.store(validated, chainID: chainID, configuration: configuration, source: source, now: clock.now(), on: connection)
