@@ -11,17 +11,19 @@ public struct LocalChainPlugin: RailPlugin {
     let context: PluginContext
     let configuration: LocalChainConfiguration
     let vault: ValidatorKeyVault
+    let intakeWriter: IntakeWriter
 
     public init(context: PluginContext, config: PluginConfig) throws {
         self.context = context
         self.configuration = try LocalChainConfiguration(config)
         // No I/O here: the key file is read (or created) at first use.
         self.vault = ValidatorKeyVault(path: configuration.keyFile)
+        self.intakeWriter = IntakeWriter(context: context, configuration: configuration)
     }
 
     public var migrations: [Migration] { LocalChainMigrations.all }
 
-    var intake: TransactionIntake { TransactionIntake(context: context, configuration: configuration) }
+    var intake: TransactionIntake { TransactionIntake(context: context, configuration: configuration, writer: intakeWriter) }
     var service: ChainService { ChainService(context: context, configuration: configuration, vault: vault) }
     var sealer: BlockSealer { BlockSealer(context: context, configuration: configuration, vault: vault) }
 
@@ -34,7 +36,7 @@ public struct LocalChainPlugin: RailPlugin {
     }
 
     public var services: [any Service] {
-        var services: [any Service] = [sealer]
+        var services: [any Service] = [intakeWriter, sealer]
         if let listen = configuration.syncListen { services.append(SyncServer(context: context, host: listen.host, port: listen.port)) }
         if let relay = configuration.relay { services.append(RelayFollower(context: context, relay: relay)) }
         return services

@@ -7,6 +7,8 @@ import HubKernel
 struct TransactionIntake: Sendable {
     let context: PluginContext
     let configuration: LocalChainConfiguration
+    /// Stores accepted transactions with group commit.
+    let writer: IntakeWriter
 
     enum Outcome: Sendable, Equatable {
         /// Newly in the pool.
@@ -29,12 +31,7 @@ struct TransactionIntake: Sendable {
         if let upstream = try await context.database.read({ try LocalChainStore.chain(chainID, on: $0)?.upstream }) {
             return try await TransactionForwarder.forward(raw, chainID: chainID, upstream: upstream)
         }
-        let (configuration, source, clock) = (configuration, context.eventSource, context.clock)
-        let outcome = try await context.database.write { connection in
-            try Self.store(validated, chainID: chainID, configuration: configuration, source: source, now: clock.now(), on: connection)
-        }
-        if case .accepted = outcome { context.events.nudge() }
-        return outcome
+        return try await writer.store(validated, chainID: chainID)
     }
 
     /// The stateful checks and the insert, inside the caller's write transaction.

@@ -235,6 +235,39 @@ struct LocalChainRailTests {
         }
     }
 
+    @Test("concurrent senders: every transaction accepted once (group commit), sealed in nonce order", arguments: TestBackend.enabled)
+    func concurrentIntake(backend: TestBackend) async throws {
+        try await withLocalChainHub(on: backend) { hub, api in
+            let chainID: UInt64 = 4_700
+            #expect(try await api.createChain(chainID).status == .created)
+            let keys = (1...4).map { [UInt8](repeating: UInt8(0x20 + $0), count: 32) }
+            for key in keys { #expect(try await api.grant(chainID, to: TestKeys.address(key), amount: "100").status == .accepted) }
+            try await api.waitSealed(chainID)
+            let sink = try EthereumAddress("0x00000000000000000000000000000000000051a0")
+            // Each sender's 25 transactions in flight at once, out of order: gaps wait, none is lost.
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for key in keys {
+                    for nonce in (0..<25).shuffled() {
+                        group.addTask {
+                            let raw = try signedTransfer(key, chainID: chainID, nonce: UInt64(nonce), to: sink, value: 2).raw
+                            return Int(try await api.send(chainID, raw: raw).status.code)
+                        }
+                    }
+                }
+                for try await status in group { #expect(status == 202) }
+            }
+            try await api.waitSealed(chainID)
+            for key in keys {
+                let account = try #require(try await api.account(chainID, TestKeys.address(key)))
+                #expect(account.nonce == 25 && account.balance == 50)
+            }
+            #expect(try await api.account(chainID, sink)?.balance == 200)
+            try await hub.ledger.expectVerified()
+            let report = try #require(try await LocalChainVerifier.verify(hub.database))
+            #expect(report.problems.isEmpty, "\(report.problems)")
+        }
+    }
+
     @Test("accepted transactions survive a restart and are sealed by the next process", arguments: TestBackend.enabled)
     func durableAcrossRestart(backend: TestBackend) async throws {
         let keyFile = localChainKeyFile()
