@@ -181,6 +181,10 @@ struct ChainController: Sendable {
         guard principal.isAdmin || chain.organiserID == principal.userID.description else {
             throw Problem.forbidden("Only the chain's organiser or an admin manages it.")
         }
+        // A relayed copy is managed on the hub that validates the chain.
+        if let upstream = chain.upstream {
+            throw Problem(.conflict, code: "chain_relayed", detail: "This hub relays chain \(chain.chainID) from \(upstream); manage it there.")
+        }
         return chain
     }
 }

@@ -139,9 +139,6 @@ struct LocalChainRailTests {
             let alice = TestKeys.address(TestKeys.alice)
             let bob = TestKeys.address(TestKeys.bob)
             #expect(try await api.grant(chainID, to: alice, amount: "100").status == .accepted)
-            // Money counts once sealed: before that, Alice cannot spend the grant.
-            let early = try await api.send(chainID, raw: try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 0, to: bob, value: 1).raw)
-            #expect(early.object["code"] as? String == "insufficient_funds")
             try await api.waitSealed(chainID)
             let paid = try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 0, to: bob, value: 10)
             #expect(try await api.send(chainID, raw: paid.raw).status == .accepted)
@@ -293,6 +290,10 @@ struct LocalChainRailTests {
                 let api = LocalChainAPI(client: client, database: database)
                 #expect(try await api.createChain(chainID).status == .created)
                 #expect(try await api.grant(chainID, to: alice, amount: "77").status == .accepted)
+                #expect(try await api.poolCount(chainID) == 1)
+                // Money counts once sealed: until then Alice cannot spend the grant.
+                let early = try await api.send(chainID, raw: try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 0, to: alice, value: 1).raw)
+                #expect(early.object["code"] as? String == "insufficient_funds")
                 #expect(try await api.poolCount(chainID) == 1)
             }
             // Second process on the same database and key file seals it.
