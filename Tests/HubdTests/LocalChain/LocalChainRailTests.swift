@@ -115,6 +115,13 @@ struct LocalChainRailTests {
             #expect(types.filter { $0 == "localchain.block.sealed" }.count == Int(chain.headNumber))
             #expect(types.filter { $0 == "localchain.transaction.accepted" }.count == 3)
             #expect(types.filter { $0 == "localchain.transaction.sealed" }.count == 3)
+            // The live feed through the kernel's event API, filtered by type.
+            let feed = try await api.client.execute(uri: "/v1/events?type=localchain.block.*&limit=100", method: .get, headers: bearer("admin-1", "admin"))
+            let fed = try #require(try feed.json()["data"] as? [[String: Any]])
+            #expect(fed.count == Int(chain.headNumber))
+            #expect(fed.allSatisfy { $0["type"] as? String == "localchain.block.sealed" && $0["subject"] as? String == String(chainID) })
+            let lastData = try #require(fed.last?["data"] as? [String: Any])
+            #expect((lastData["block"] as? [String: Any])?["hash"] as? String == chain.headHash)
 
             // `hubd verify`'s chain check: clean now; a balance changed behind the ledger's back is found.
             let clean = try #require(try await LocalChainVerifier.verify(hub.database))
