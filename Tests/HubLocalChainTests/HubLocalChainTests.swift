@@ -124,3 +124,37 @@ struct LocalChainValidationTests {
         #expect(small.included.count == 2)
     }
 }
+
+@Suite("Local chain: configuration")
+struct LocalChainConfigurationTests {
+    func field(_ json: String) -> String? {
+        do {
+            _ = try LocalChainConfiguration(PluginConfig(json: json), environment: [:])
+            return nil
+        } catch let error as PluginConfigError {
+            return error.field
+        } catch {
+            return "unexpected: \(error)"
+        }
+    }
+
+    @Test("defaults, relay settings and the fields a bad value is reported on")
+    func configuration() throws {
+        let defaults = try LocalChainConfiguration(PluginConfig(json: "{}"), environment: [:])
+        #expect(defaults.keyFile == "var/localchain.key" && defaults.relay == nil && defaults.syncListen == nil)
+        let relay = try LocalChainConfiguration(
+            PluginConfig(json: #"{"sync_listen": "127.0.0.1:9101", "relay": {"upstream": "http://a:1/", "upstream_sync": "ws://a:2", "chains": [5], "genesis": {"5": "0x\#(String(repeating: "AB", count: 32))"}}}"#),
+            environment: ["HUB_LOCALCHAIN_KEY_FILE": "/tmp/k"]
+        )
+        #expect(relay.keyFile == "/tmp/k")
+        #expect(relay.syncListen?.port == 9101)
+        #expect(relay.relay?.upstream == "http://a:1")
+        #expect(relay.relay?.genesis[5] == "0x" + String(repeating: "ab", count: 32))
+        #expect(field(#"{"seal_tick_ms": 1}"#) == "seal_tick_ms")
+        #expect(field(#"{"unknown": 1}"#) == "unknown")
+        #expect(field(#"{"sync_listen": "nope"}"#) == "sync_listen")
+        #expect(field(#"{"relay": {"upstream": "ftp://a", "upstream_sync": "ws://a", "chains": [1]}}"#) == "relay.upstream")
+        #expect(field(#"{"relay": {"upstream": "http://a", "upstream_sync": "ws://a", "chains": []}}"#) == "relay.chains")
+        #expect(field(#"{"relay": {"upstream": "http://a", "upstream_sync": "ws://a", "chains": [1], "genesis": {"2": "0x00"}}}"#) == "relay.genesis.2")
+    }
+}

@@ -23,6 +23,7 @@ enum BlockImporter {
         _ block: LocalChainBlock,
         chainID: UInt64,
         upstream: String,
+        expectedGenesis: String? = nil,
         source: String,
         now: LedgerTimestamp,
         on connection: any SQLConnection
@@ -32,6 +33,9 @@ enum BlockImporter {
         let hash = Hex.encode(block.hash)
         guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
             guard header.number == 0 else { throw Rejection("block \(header.number) arrived before the genesis") }
+            if let expectedGenesis, expectedGenesis != hash {
+                throw Rejection("the genesis \(hash) is not the one configured (\(expectedGenesis))")
+            }
             try importGenesis(block, chainID: chainID, upstream: upstream, source: source, now: now, on: connection)
             return .stored(0)
         }

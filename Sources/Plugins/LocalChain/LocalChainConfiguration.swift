@@ -25,6 +25,9 @@ struct LocalChainConfiguration: Sendable {
         /// The upstream's sync endpoint (`ws://host:port`, its `sync_listen`).
         var upstreamSync: String
         var chains: [UInt64]
+        /// Expected genesis hashes by chain id. Without one, the relay trusts the upstream for the
+        /// genesis (which names the validator); with one, a different genesis is refused.
+        var genesis: [UInt64: String] = [:]
         /// How long to wait before reconnecting after the connection drops.
         var reconnectDelay: Duration = .milliseconds(500)
     }
@@ -47,6 +50,7 @@ struct LocalChainConfiguration: Sendable {
         var upstream: String
         var upstreamSync: String
         var chains: [UInt64]
+        var genesis: [String: String]?
         var reconnectDelayMs: Int?
     }
 
@@ -102,6 +106,15 @@ struct LocalChainConfiguration: Sendable {
                 upstreamSync: String(relay.upstreamSync.trimmingSuffix("/")),
                 chains: relay.chains
             )
+            for (key, hash) in relay.genesis ?? [:] {
+                guard let chainID = UInt64(key), relay.chains.contains(chainID) else {
+                    throw PluginConfigError(field: "relay.genesis.\(key)", message: "names no chain of relay.chains")
+                }
+                guard hash.hasPrefix("0x"), hash.count == 66, hash.dropFirst(2).allSatisfy(\.isHexDigit) else {
+                    throw PluginConfigError(field: "relay.genesis.\(key)", message: "must be a 0x-prefixed 32-byte hash")
+                }
+                parsed.genesis[chainID] = hash.lowercased()
+            }
             if let ms = relay.reconnectDelayMs {
                 guard (10...60_000).contains(ms) else {
                     throw PluginConfigError(field: "relay.reconnect_delay_ms", message: "must be 10 to 60000")

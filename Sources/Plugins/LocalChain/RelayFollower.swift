@@ -58,9 +58,17 @@ struct RelayFollower: Service {
         } catch {
             throw BlockImporter.Rejection("undecodable block: \(error)")
         }
-        let (upstream, source, now) = (relay.upstream, context.eventSource, context.clock.now())
+        let (upstream, source, now, genesis) = (relay.upstream, context.eventSource, context.clock.now(), relay.genesis[chainID])
         let outcome = try await context.database.write { connection in
-            try BlockImporter.importBlock(block, chainID: chainID, upstream: upstream, source: source, now: now, on: connection)
+            try BlockImporter.importBlock(
+                block,
+                chainID: chainID,
+                upstream: upstream,
+                expectedGenesis: genesis,
+                source: source,
+                now: now,
+                on: connection
+            )
         }
         if case .stored = outcome { context.events.nudge() }
     }

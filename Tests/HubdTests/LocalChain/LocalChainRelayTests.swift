@@ -40,6 +40,15 @@ struct LocalChainRelayTests {
                 }
                 // Out of order: nothing before the genesis.
                 await #expect(throws: BlockImporter.Rejection.self) { _ = try await receive(blocks[1]) }
+                // A genesis other than the configured one is refused.
+                await #expect(throws: BlockImporter.Rejection.self) {
+                    _ = try await relay.write {
+                        try BlockImporter.importBlock(
+                            blocks[0], chainID: chainID, upstream: "http://upstream", expectedGenesis: Hex.encode([UInt8](repeating: 1, count: 32)),
+                            source: "/rails/localchain", now: LedgerTimestamp(nanoseconds: 1), on: $0
+                        )
+                    }
+                }
                 #expect(try await receive(blocks[0]) == .stored(0))
                 // A block signed by another key is refused.
                 var forged = blocks[1]
