@@ -86,6 +86,28 @@ struct LocalChainFormatTests {
         #expect(throws: ChainKitError.self) { try moved.verifyContents(validator: validator) }
     }
 
+    @Test("a genesis carries its record; extraData holds its keccak-256; a changed record is refused")
+    func genesisRecord() throws {
+        let validator = try EthereumAddress(publicKey: try Secp256k1.publicKey(privateKey: Self.key))
+        let record = RLP.encode(.list([.bytes(Array("hubd-localchain/1".utf8)), .bytes(Array("An event with a long name".utf8))]))
+        let header = LocalChainHeader(
+            parentHash: [UInt8](repeating: 0, count: 32), number: 0, timestamp: 1, transactionsRoot: LocalChainRoots.transactions([]),
+            stateRoot: LocalChainRoots.state([]), receiptsRoot: LocalChainRoots.receipts([]), validator: validator, chainID: 9,
+            extraData: Keccak256.hash(record)
+        )
+        let genesis = LocalChainBlock(header: try header.sealed(privateKey: Self.key), transactions: [], receipts: [], genesisRecord: record)
+        let decoded = try LocalChainBlock.decode(genesis.encoded)
+        #expect(decoded.genesisRecord == record)
+        try decoded.verifyContents(validator: validator)
+        var changed = decoded
+        changed.genesisRecord = record + [0]
+        #expect(throws: ChainKitError.self) { try changed.verifyContents(validator: validator) }
+        // Only a genesis may carry a record.
+        var late = try sampleBlock()
+        late.genesisRecord = record
+        #expect(throws: ChainKitError.self) { try LocalChainBlock.decode(late.encoded) }
+    }
+
     @Test("garbage, truncated and wrongly shaped blocks do not decode")
     func garbage() throws {
         let encoded = try sampleBlock().encoded

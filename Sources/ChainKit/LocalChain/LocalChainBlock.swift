@@ -115,33 +115,39 @@ public struct SealedLocalChainHeader: Sendable, Hashable {
     }
 }
 
-/// A whole block: the sealed header, the raw signed transactions and their receipts.
-/// Encoded as `RLP([sealedHeader, [rawTx…], [[status, txHash]…]])`.
+/// A whole block: the sealed header, the raw signed transactions and their receipts, and for a
+/// genesis the record of the event it opens.
+/// Encoded as `RLP([sealedHeader, [rawTx…], [[status, txHash]…]])`, with the record as a fourth
+/// item in a genesis. The header's `extraData` then holds keccak-256 of the record: Ethereum
+/// clients (web3.py among them) refuse a block whose `extraData` is longer than 32 bytes.
 public struct LocalChainBlock: Sendable, Hashable {
     public var header: SealedLocalChainHeader
     public var transactions: [[UInt8]]
     public var receipts: [LocalChainReceipt]
+    /// The genesis record (committed to by `extraData`); `nil` in other blocks.
+    public var genesisRecord: [UInt8]?
 
-    public init(header: SealedLocalChainHeader, transactions: [[UInt8]], receipts: [LocalChainReceipt]) {
+    public init(header: SealedLocalChainHeader, transactions: [[UInt8]], receipts: [LocalChainReceipt], genesisRecord: [UInt8]? = nil) {
         self.header = header
         self.transactions = transactions
         self.receipts = receipts
+        self.genesisRecord = genesisRecord
     }
 
     public var hash: [UInt8] { header.hash }
 
     public var encoded: [UInt8] {
-        RLP.encode(
-            .list([
-                .list(header.items), .list(transactions.map(RLPItem.bytes)),
-                .list(receipts.map { .list([.uint(UInt64($0.status)), .bytes($0.transactionHash)]) }),
-            ])
-        )
+        var parts: [RLPItem] = [
+            .list(header.items), .list(transactions.map(RLPItem.bytes)),
+            .list(receipts.map { .list([.uint(UInt64($0.status)), .bytes($0.transactionHash)]) }),
+        ]
+        if let genesisRecord { parts.append(.bytes(genesisRecord)) }
+        return RLP.encode(.list(parts))
     }
 
     public static func decode(_ bytes: [UInt8]) throws -> LocalChainBlock {
         let parts = try RLP.decode(bytes).list("a block")
-        guard parts.count == 3 else { throw ChainKitError(.invalidRLP, "a block has 3 parts, got \(parts.count)") }
+        guard parts.count == 3 || parts.count == 4 else { throw ChainKitError(.invalidRLP, "a block has 3 parts (4 for a genesis), got \(parts.count)") }
         let header = try SealedLocalChainHeader.decode(try parts[0].list("the header"))
         let transactions = try parts[1].list("the transactions").map { try $0.bytes("a transaction") }
         let receipts = try parts[2].list("the receipts").map { item -> LocalChainReceipt in
@@ -154,11 +160,14 @@ public struct LocalChainBlock: Sendable, Hashable {
         guard receipts.count == transactions.count else {
             throw ChainKitError(.invalidRLP, "\(transactions.count) transactions but \(receipts.count) receipts")
         }
-        return LocalChainBlock(header: header, transactions: transactions, receipts: receipts)
+        let record = parts.count == 4 ? try parts[3].bytes("the genesis record") : nil
+        if record != nil && header.header.number != 0 { throw ChainKitError(.invalidRLP, "only a genesis carries a record") }
+        return LocalChainBlock(header: header, transactions: transactions, receipts: receipts, genesisRecord: record)
     }
 
     /// Checks what a block proves by itself: the transactions and receipts match their roots,
-    /// each receipt names its transaction, and the signature recovers to `validator`. (The state
+    /// each receipt names its transaction, a genesis record matches `extraData`, and the signature
+    /// recovers to `validator`. (The state
     /// root and the link to the parent need the chain: the caller checks those.)
     public func verifyContents(validator: EthereumAddress) throws {
         guard LocalChainRoots.transactions(transactions) == header.header.transactionsRoot else {
@@ -166,6 +175,9 @@ public struct LocalChainBlock: Sendable, Hashable {
         }
         guard LocalChainRoots.receipts(receipts) == header.header.receiptsRoot else {
             throw ChainKitError(.invalidTransaction, "the receipts do not match the receipts root")
+        }
+        if let genesisRecord, Keccak256.hash(genesisRecord) != header.header.extraData {
+            throw ChainKitError(.invalidTransaction, "the genesis record does not match the header's extraData")
         }
         for (raw, receipt) in zip(transactions, receipts) where Keccak256.hash(raw) != receipt.transactionHash {
             throw ChainKitError(.invalidTransaction, "a receipt names another transaction")

@@ -134,7 +134,7 @@ enum BlockImporter {
         }
         let fields: [RLPItem]
         do {
-            fields = try RLP.decode(header.extraData).list("the genesis extra data")
+            fields = try RLP.decode(block.genesisRecord ?? []).list("the genesis record")
         } catch {
             throw Rejection("the genesis does not record an event")
         }

@@ -52,9 +52,14 @@ struct ChainService: Sendable {
             receiptsRoot: LocalChainRoots.receipts([]),
             validator: validator,
             chainID: new.chainID,
-            extraData: Self.genesisExtraData(new)
+            extraData: Keccak256.hash(Self.genesisRecord(new))
         )
-        let genesis = LocalChainBlock(header: try genesisHeader.sealed(privateKey: key), transactions: [], receipts: [])
+        let genesis = LocalChainBlock(
+            header: try genesisHeader.sealed(privateKey: key),
+            transactions: [],
+            receipts: [],
+            genesisRecord: Self.genesisRecord(new)
+        )
         let stored = StoredBlock(
             number: 0,
             hash: Hex.encode(genesis.hash),
@@ -96,9 +101,10 @@ struct ChainService: Sendable {
     }
 
     /// Genesis records the event: `RLP(["hubd-localchain/1", name, currencyName, symbol, decimals,
-    /// latitude, longitude, radiusMeters])` (empty strings when there is no host location). The
+    /// latitude, longitude, radiusMeters])` (empty strings when there is no host location), carried
+    /// in the genesis block and committed to by its header's `extraData` (keccak-256). The
     /// validator is the header's `validator` field, and the genesis is signed by it.
-    static func genesisExtraData(_ new: NewChain) -> [UInt8] {
+    static func genesisRecord(_ new: NewChain) -> [UInt8] {
         RLP.encode(
             .list([
                 .bytes(Array("hubd-localchain/1".utf8)), .bytes(Array(new.name.utf8)), .bytes(Array(new.currencyName.utf8)),

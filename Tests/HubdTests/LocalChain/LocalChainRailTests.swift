@@ -30,7 +30,8 @@ struct LocalChainRailTests {
             let genesis = try stored.decoded()
             try genesis.verifyContents(validator: validator)
             #expect(genesis.header.header.chainID == 4_201)
-            let extra = try RLP.decode(genesis.header.header.extraData).list("extra")
+            #expect(genesis.header.header.extraData.count == 32)  // what Ethereum clients accept
+            let extra = try RLP.decode(try #require(genesis.genesisRecord)).list("record")
             #expect(try extra[1].bytes("name") == Array("Summer Fest".utf8))
             #expect(try extra[5].bytes("latitude") == Array("52.3702".utf8))
             #expect(Hex.encode(genesis.hash) == body["genesis_hash"] as? String)
