@@ -15,7 +15,10 @@ import sys
 import time
 import urllib.request
 
+import rlp
 from eth_account import Account
+from eth_keys import keys
+from eth_utils import keccak, to_checksum_address
 from hexbytes import HexBytes
 from web3 import Web3
 from web3.exceptions import Web3RPCError
@@ -42,6 +45,53 @@ def rest(method, url, token, body=None):
             return response.status, json.loads(response.read() or b"null")
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"null")
+
+
+def merkle_root(leaves):
+    """hubd's local chain Merkle tree, rebuilt from its description: keccak(0x00 ‖ leaf) leaves,
+    keccak(0x01 ‖ left ‖ right) nodes, an odd node moves up unchanged, keccak(b"") when empty."""
+    if not leaves:
+        return keccak(b"")
+    level = [keccak(b"\x00" + leaf) for leaf in leaves]
+    while len(level) > 1:
+        level = [keccak(b"\x01" + level[i] + level[i + 1]) if i + 1 < len(level) else level[i] for i in range(0, len(level), 2)]
+    return level[0]
+
+
+def check_block_format(w3, base, chain_id, number):
+    """Rebuilds a block's header and roots with rlp, eth-utils and eth-keys from what the JSON-RPC
+    and the explorer show, independently of hubd's code."""
+    block = w3.eth.get_block(number)
+    header = [bytes(block["parentHash"]), block["number"], block["timestamp"], bytes(block["transactionsRoot"]),
+              bytes(block["stateRoot"]), bytes(block["receiptsRoot"]), bytes.fromhex(block["miner"][2:]), chain_id, bytes(block["extraData"])]
+    digest = keccak(rlp.encode(header))
+    check(digest == bytes(block["hash"]), f"block {number}: keccak(RLP(header)) is not its hash")
+    with urllib.request.urlopen(f"{base}/v1/rails/localchain/chains/{chain_id}/blocks/{number}", timeout=10) as response:
+        shown = json.loads(response.read())
+    signature = bytes.fromhex(shown["signature"][2:])
+    signer = keys.Signature(vrs=(signature[64], int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:64], "big"))).recover_public_key_from_msg_hash(digest)
+    check(signer.to_checksum_address() == block["miner"], f"block {number} is not signed by its validator")
+    receipts = [w3.eth.get_transaction_receipt(h) for h in block["transactions"]]
+    leaves = [rlp.encode([r["status"], bytes(r["transactionHash"])]) for r in receipts]
+    check(merkle_root(leaves) == bytes(block["receiptsRoot"]), f"block {number}: the receipts root does not match its receipts")
+    return block
+
+
+def check_state_root(base, chain_id, block):
+    accounts, cursor = [], None
+    while True:
+        url = f"{base}/v1/rails/localchain/chains/{chain_id}/accounts?limit=100" + (f"&cursor={cursor}" if cursor else "")
+        with urllib.request.urlopen(url, timeout=10) as response:
+            page = json.loads(response.read())
+        accounts += page["data"]
+        cursor = page["next_cursor"]
+        if not cursor:
+            break
+    leaves = sorted(
+        (bytes.fromhex(a["address"][2:].lower()), rlp.encode([bytes.fromhex(a["address"][2:].lower()), a["nonce"], int(a["balance"])]))
+        for a in accounts if a["nonce"] or int(a["balance"])
+    )
+    check(merkle_root([leaf for _, leaf in leaves]) == bytes(block["stateRoot"]), "the head's state root does not commit to the accounts the explorer lists")
 
 
 def wait_receipt(w3, tx_hash):
@@ -137,6 +187,13 @@ def main(base, token, chain_id):
         except Web3RPCError as error:
             check(what in str(error), f"the refusal says {error}, expected '{what}'")
     check(w3.eth.get_balance(alice.address) == 2 * 10**18, "a refused transaction changed a balance")
+
+    # The block format, rebuilt independently: header hash, validator signature, receipts root of
+    # every block, and the head's state root over the explorer's accounts.
+    head = w3.eth.block_number
+    for number in range(0, head + 1):
+        last = check_block_format(w3, base, chain_id, number)
+    check_state_root(base, chain_id, last)
 
     # A JSON-RPC batch, straight over HTTP.
     batch = [
