@@ -36,3 +36,6 @@ format:
 
 bench-chainkit:
 	bash scripts/bench-chainkit.sh
+
+bench-localchain:
+	bash scripts/bench-localchain.sh

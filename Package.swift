@@ -86,6 +86,8 @@ let package = Package(
                 "HubKernel",
                 "ChainKit",
                 "CZstd",
+                // libsodium's XChaCha20-Poly1305 seals the validator keys at rest.
+                "CSodium",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -1,5 +1,6 @@
 import Foundation
 import HubKernel
+import HubLocalChain
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -24,7 +25,10 @@ struct OpenAPIContractTests {
     func routesMatchDocument() async throws {
         // Every built-in rail runs with its defaults, and the tip-jar example rail (in this test
         // target), whose routes are present to exclude.
-        let builtIn = BuiltInPlugins.all.map { PluginsFile.Entry(id: $0.id, enabled: true) }
+        // (The local chain gets a key file of its own rather than one in the working folder.)
+        let builtIn = BuiltInPlugins.all.map { plugin in
+            plugin.id == LocalChainPlugin.id ? localChainEntry(keyFile: localChainKeyFile()) : PluginsFile.Entry(id: plugin.id, enabled: true)
+        }
         try await withTestHub(
             on: .sqlite,
             builtIn: BuiltInPlugins.all + [TipJarPlugin.self],

@@ -1,0 +1,177 @@
+import ChainKit
+import HubKernel
+
+/// Takes a block received from an upstream hub into a relayed chain, after verifying everything
+/// it claims. LokaalPay's peers checked a hash over a few header fields and an unsigned `miner`
+/// string; here a relay refuses a block unless it links to the stored head (number and parent
+/// hash), is signed by the validator the genesis names, matches its transactions and receipts
+/// roots, and replaying its transactions on the relay's own state gives exactly its receipts and
+/// its state root. A block already stored is recognised by hash and skipped (deduplication); a
+/// different block at a stored height is refused (instant finality: no reorganisations).
+enum BlockImporter {
+    enum Outcome: Sendable, Equatable {
+        case stored(UInt64)
+        case duplicate(UInt64)
+    }
+
+    struct Rejection: Error, Sendable, Equatable, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    static func importBlock(
+        _ block: LocalChainBlock,
+        chainID: UInt64,
+        upstream: String,
+        expectedGenesis: String? = nil,
+        source: String,
+        now: LedgerTimestamp,
+        on connection: any SQLConnection
+    ) throws -> Outcome {
+        let header = block.header.header
+        guard header.chainID == chainID else { throw Rejection("the block is for chain \(header.chainID), not \(chainID)") }
+        let hash = Hex.encode(block.hash)
+        guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
+            guard header.number == 0 else { throw Rejection("block \(header.number) arrived before the genesis") }
+            if let expectedGenesis, expectedGenesis != hash {
+                throw Rejection("the genesis \(hash) is not the one configured (\(expectedGenesis))")
+            }
+            try importGenesis(block, chainID: chainID, upstream: upstream, source: source, now: now, on: connection)
+            return .stored(0)
+        }
+        guard chain.upstream != nil else { throw Rejection("chain \(chainID) is validated by this hub; it takes no blocks from elsewhere") }
+        if header.number <= chain.headNumber {
+            let stored = try LocalChainStore.block(chainID: chainID, number: header.number, on: connection)
+            guard stored?.hash == hash else { throw Rejection("block \(header.number) differs from the one stored (no reorganisations)") }
+            return .duplicate(header.number)
+        }
+        guard header.number == chain.headNumber + 1 else {
+            throw Rejection("block \(header.number) does not follow the head \(chain.headNumber)")
+        }
+        guard Hex.encode(header.parentHash) == chain.headHash else { throw Rejection("block \(header.number) does not link to the head's hash") }
+        guard header.validator == chain.validator else { throw Rejection("block \(header.number) names another validator") }
+        guard Int64(clamping: header.timestamp) * 1000 >= chain.headTimeMs else { throw Rejection("block \(header.number) is older than its parent") }
+        do {
+            try block.verifyContents(validator: chain.validator)
+        } catch {
+            throw Rejection("block \(header.number): \(error)")
+        }
+
+        // Replay on this relay's state: the receipts and the state root must come out the same.
+        var entries: [PoolEntry] = []
+        for (index, raw) in block.transactions.enumerated() {
+            let tx: ValidatedTransaction
+            do {
+                tx = try ValidatedTransaction.validate(raw, chainID: chainID)
+            } catch {
+                throw Rejection("block \(header.number) holds an invalid transaction: \(error)")
+            }
+            entries.append(
+                PoolEntry(seq: Int64(index), hash: tx.hashHex, sender: tx.sender, recipient: tx.recipient, nonce: tx.nonce, value: tx.value, raw: raw)
+            )
+        }
+        var state: [EthereumAddress: ChainAccount] = [:]
+        for account in try LocalChainStore.accounts(chainID: chainID, on: connection) { state[account.address] = account }
+        let plan = BlockExecutor.plan(
+            pool: entries,
+            state: state,
+            chainID: chainID,
+            validator: chain.validator,
+            issuanceAccount: LocalChainIDs.ledgerAccount(chainID: chainID, address: chain.validator),
+            limit: entries.count
+        )
+        guard plan.included.map(\.entry.hash) == entries.map(\.hash) else {
+            throw Rejection("block \(header.number) holds transactions out of nonce order")
+        }
+        guard plan.included.map(\.status) == block.receipts.map(\.status) else {
+            throw Rejection("block \(header.number)'s receipts differ from executing its transactions")
+        }
+        let root = LocalChainRoots.state(plan.state.values.map { LocalChainAccountState(address: $0.address, nonce: $0.nonce, balance: $0.balance) })
+        guard root == header.stateRoot else { throw Rejection("block \(header.number)'s state root differs from executing it") }
+
+        let stored = StoredBlock(
+            number: header.number,
+            hash: hash,
+            parentHash: chain.headHash,
+            timestamp: header.timestamp,
+            transactionCount: block.transactions.count,
+            data: Zstd.compress(block.encoded)
+        )
+        let transactions = plan.included.enumerated().map { position, included in
+            ChainTransaction(
+                hash: included.entry.hash,
+                blockNumber: header.number,
+                position: position,
+                sender: included.entry.sender,
+                recipient: included.entry.recipient,
+                nonce: included.entry.nonce,
+                value: included.entry.value,
+                status: included.status,
+                raw: included.entry.raw
+            )
+        }
+        try LocalChainStore.insert(stored, chainID: chainID, on: connection)
+        try LocalChainStore.insert(transactions, chainID: chainID, on: connection)
+        try LocalChainStore.upsert(plan.touched.map { plan.state[$0]! }, chainID: chainID, on: connection)
+        try LocalChainStore.setHead(chainID: chainID, number: header.number, hash: hash, timeMs: Int64(clamping: header.timestamp) * 1000, on: connection)
+        var events = [try LocalChainEvents.blockSealed(stored, block, chainID: chainID, source: source, time: now)]
+        for transaction in transactions { events.append(try LocalChainEvents.sealed(transaction, chainID: chainID, source: source, time: now)) }
+        try EventLog.append(events, on: connection)
+        return .stored(header.number)
+    }
+
+    /// The genesis names the validator and records the event; it must be self-consistent and
+    /// signed by the validator it names.
+    static func importGenesis(_ block: LocalChainBlock, chainID: UInt64, upstream: String, source: String, now: LedgerTimestamp, on connection: any SQLConnection) throws {
+        let header = block.header.header
+        guard header.parentHash == [UInt8](repeating: 0, count: 32), block.transactions.isEmpty,
+            header.stateRoot == LocalChainRoots.state([])
+        else { throw Rejection("the genesis must have no parent, no transactions and an empty state") }
+        do {
+            try block.verifyContents(validator: header.validator)
+        } catch {
+            throw Rejection("the genesis: \(error)")
+        }
+        let fields: [RLPItem]
+        do {
+            fields = try RLP.decode(block.genesisRecord ?? []).list("the genesis record")
+        } catch {
+            throw Rejection("the genesis does not record an event")
+        }
+        guard fields.count == 8, (try? fields[0].bytes("tag")) == Array("hubd-localchain/1".utf8) else {
+            throw Rejection("the genesis does not record an event")
+        }
+        func text(_ index: Int) throws -> String { String(decoding: try fields[index].bytes("field"), as: UTF8.self) }
+        let latitude = try text(5)
+        let longitude = try text(6)
+        let radius = try fields[7].uint64("radius")
+        let hash = Hex.encode(block.hash)
+        let chain = LocalChain(
+            chainID: chainID,
+            name: try text(1),
+            currencyName: try text(2),
+            symbol: try text(3),
+            decimals: UInt8(clamping: try fields[4].uint64("decimals")),
+            asset: LocalChainIDs.assetCode(chainID: chainID),
+            blockIntervalMs: 0,
+            host: latitude.isEmpty ? nil : HostLocation(latitude: latitude, longitude: longitude, radiusMeters: Int64(clamping: radius)),
+            status: .active,
+            organiserID: "upstream",
+            validator: header.validator,
+            sealedKey: [],
+            genesisHash: hash,
+            headNumber: 0,
+            headHash: hash,
+            headTimeMs: Int64(clamping: header.timestamp) * 1000,
+            createdAt: Int64(bitPattern: now.nanoseconds),
+            upstream: upstream
+        )
+        try LocalChainStore.insert(chain, on: connection)
+        try LocalChainStore.insert(
+            StoredBlock(number: 0, hash: hash, parentHash: Hex.encode(header.parentHash), timestamp: header.timestamp, transactionCount: 0, data: Zstd.compress(block.encoded)),
+            chainID: chainID,
+            on: connection
+        )
+        try EventLog.append([LocalChainEvents.created(chain, source: source, time: now)], on: connection)
+    }
+}

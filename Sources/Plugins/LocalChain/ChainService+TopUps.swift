@@ -1,0 +1,148 @@
+import ChainKit
+import HubKernel
+
+/// Top-ups (another kernel asset in, chain currency granted) and cash-outs (chain currency burnt,
+/// the other asset paid back), both through the ledger and both atomic with the chain side.
+extension ChainService {
+    enum TopUpFailure: Error, Equatable {
+        case noRate
+        case notExact
+        case transfer(TransferError)
+    }
+
+    func setTopUpRate(_ rate: TopUpRate, chainID: UInt64) async throws {
+        try await context.database.write { try LocalChainStore.setTopUpRate(rate, chainID: chainID, on: $0) }
+    }
+
+    func topUpRate(chainID: UInt64) async throws -> TopUpRate? {
+        try await context.database.read { try LocalChainStore.topUpRate(chainID: chainID, on: $0) }
+    }
+
+    /// Pays `cost` of the rate's asset from `payer` into the collection account and queues a
+    /// validator grant of `amount` to `to`, in one ledger transaction: either both happen or
+    /// neither. The transfer id is the caller's (a retry answers `exists` and changes nothing).
+    func topUp(chainID: UInt64, to: EthereumAddress, amount: UInt128, payer: AccountID, transferID: TransferID) async throws
+        -> (hash: String, cost: UInt128, rate: TopUpRate)
+    {
+        let (vault, configuration, source, clock) = (vault, configuration, context.eventSource, context.clock)
+        let result = try await context.ledger.transaction { tx -> (String, UInt128, TopUpRate) in
+            let connection = tx.connection
+            guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
+                throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
+            }
+            guard let rate = try LocalChainStore.topUpRate(chainID: chainID, on: connection) else { throw TopUpFailure.noRate }
+            guard let cost = rate.cost(of: amount), cost > 0 else { throw TopUpFailure.notExact }
+            let paid = try tx.submit([
+                TransferRequest(
+                    id: transferID,
+                    action: .post(debit: payer, credit: rate.collectionAccountID, amount: cost, asset: rate.asset),
+                    reference: TransferReference(rail: "localchain", type: "topup", id: "\(chainID):\(to)"),
+                    metadata: ["chain_id": String(chainID), "to": to.description, "amount": String(amount)]
+                )
+            ])[0]
+            switch paid {
+            case .created: break
+            case .exists: throw TopUpFailure.transfer(TransferError(.existsWithDifferentFields, "this top-up id was used already", field: "id"))
+            case .failed(let error): throw TopUpFailure.transfer(error)
+            }
+            let outcome = try Self.queueValidatorTransfer(
+                chain,
+                to: to,
+                amount: amount,
+                vault: vault,
+                configuration: configuration,
+                source: source,
+                now: clock.now(),
+                on: connection
+            )
+            return (outcome.hash, cost, rate)
+        }
+        context.events.nudge()
+        return (result.0, result.1, result.2)
+    }
+
+    /// Takes an attendee's signed transfer of chain currency to the validator (a burn), and holds
+    /// its price from the collection account for `payout`, in one transaction. The sealer posts the
+    /// hold when the burn succeeds and voids it when the burn fails, so the payout happens exactly
+    /// when the money left the chain.
+    func cashOut(chainID: UInt64, raw: [UInt8], payout: AccountID) async throws -> (hash: String, pay: UInt128, rate: TopUpRate) {
+        let validated = try ValidatedTransaction.validate(raw, chainID: chainID)
+        let (configuration, source, clock) = (configuration, context.eventSource, context.clock)
+        let result = try await context.ledger.transaction { tx -> (String, UInt128, TopUpRate) in
+            let connection = tx.connection
+            guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
+                throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
+            }
+            guard let rate = try LocalChainStore.topUpRate(chainID: chainID, on: connection) else { throw TopUpFailure.noRate }
+            guard validated.recipient == chain.validator else {
+                throw TransactionRejection("not_a_cash_out", "a cash-out is a transfer to the chain's validator \(chain.validator.checksummed)")
+            }
+            guard validated.sender != chain.validator else {
+                throw TransactionRejection("validator_sender", "the validator does not cash out")
+            }
+            guard let pay = rate.cost(of: validated.value), pay > 0 else { throw TopUpFailure.notExact }
+            let outcome = try TransactionIntake.store(
+                validated,
+                chainID: chainID,
+                configuration: configuration,
+                source: source,
+                now: clock.now(),
+                allowValidator: true,
+                on: connection
+            )
+            guard case .accepted(let hash) = outcome else { return (outcome.hash, pay, rate) }
+            let holdID = LocalChainIDs.cashOutHold(transactionHash: validated.hash)
+            let held = try tx.submit([
+                TransferRequest(
+                    id: holdID,
+                    action: .hold(debit: rate.collectionAccountID, credit: payout, amount: pay, asset: rate.asset, timeoutSeconds: 0),
+                    reference: TransferReference(rail: "localchain", type: "cashout", id: hash),
+                    metadata: ["chain_id": String(chainID)]
+                )
+            ])[0]
+            if case .failed(let error) = held { throw TopUpFailure.transfer(error) }
+            try LocalChainStore.insert(
+                CashOut(hash: hash, holdID: holdID, payoutAccountID: payout, payAmount: pay, state: "pending"),
+                chainID: chainID,
+                on: connection
+            )
+            return (hash, pay, rate)
+        }
+        context.events.nudge()
+        return (result.0, result.1, result.2)
+    }
+
+    /// Signs a transfer from the validator with its key and queues it (grants and top-ups).
+    static func queueValidatorTransfer(
+        _ chain: LocalChain,
+        to: EthereumAddress,
+        amount: UInt128,
+        vault: ValidatorKeyVault,
+        configuration: LocalChainConfiguration,
+        source: String,
+        now: LedgerTimestamp,
+        on connection: any SQLConnection
+    ) throws -> TransactionIntake.Outcome {
+        let nonce = try TransactionIntake.nextValidatorNonce(chain, on: connection)
+        let key = try vault.open(chain.sealedKey, chainID: chain.chainID)
+        let signed = try EthereumTransaction(
+            envelope: .legacy,
+            chainID: chain.chainID,
+            nonce: nonce,
+            gasPrice: .zero,
+            gasLimit: 21_000,
+            to: to,
+            value: UInt256(amount)
+        ).signed(privateKey: key)
+        let validated = try ValidatedTransaction.validate(signed.raw, chainID: chain.chainID)
+        return try TransactionIntake.store(
+            validated,
+            chainID: chain.chainID,
+            configuration: configuration,
+            source: source,
+            now: now,
+            allowValidator: true,
+            on: connection
+        )
+    }
+}

@@ -1,0 +1,48 @@
+import ChainKit
+import HubKernel
+
+/// The rail's events (`localchain.*`): `source` is `/rails/localchain`, `subject` the chain id, so a
+/// reader can follow one chain; together they are the live feed of blocks and transactions.
+enum LocalChainEvents {
+    static let chainCreated = "localchain.chain.created"
+    static let chainStatusChanged = "localchain.chain.status_changed"
+    static let transactionAccepted = "localchain.transaction.accepted"
+    static let transactionSealed = "localchain.transaction.sealed"
+    static let blockSealed = "localchain.block.sealed"
+
+    static func created(_ chain: LocalChain, source: String, time: LedgerTimestamp) throws -> NewEvent {
+        try event(chainCreated, chain.chainID, ChainRepresentation(chain), source: source, time: time)
+    }
+
+    static func statusChanged(_ chain: LocalChain, source: String, time: LedgerTimestamp) throws -> NewEvent {
+        try event(chainStatusChanged, chain.chainID, ChainRepresentation(chain), source: source, time: time)
+    }
+
+    struct Accepted: Encodable {
+        var chainId: UInt64
+        var transaction: TransactionRepresentation
+    }
+
+    static func accepted(_ entry: PoolEntry, chainID: UInt64, source: String, time: LedgerTimestamp) throws -> NewEvent {
+        try event(transactionAccepted, chainID, Accepted(chainId: chainID, transaction: TransactionRepresentation(pending: entry)), source: source, time: time)
+    }
+
+    static func sealed(_ t: ChainTransaction, chainID: UInt64, source: String, time: LedgerTimestamp) throws -> NewEvent {
+        try event(transactionSealed, chainID, Accepted(chainId: chainID, transaction: TransactionRepresentation(t)), source: source, time: time)
+    }
+
+    struct Sealed: Encodable {
+        var chainId: UInt64
+        var block: BlockRepresentation
+    }
+
+    static func blockSealed(_ stored: StoredBlock, _ block: LocalChainBlock, chainID: UInt64, source: String, time: LedgerTimestamp) throws
+        -> NewEvent
+    {
+        try event(blockSealed, chainID, Sealed(chainId: chainID, block: BlockRepresentation(stored, block)), source: source, time: time)
+    }
+
+    private static func event(_ type: String, _ chainID: UInt64, _ data: some Encodable, source: String, time: LedgerTimestamp) throws -> NewEvent {
+        NewEvent(type: type, source: source, subject: String(chainID), data: try LocalChainJSON.text(data), time: time)
+    }
+}

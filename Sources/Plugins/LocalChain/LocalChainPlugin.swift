@@ -1,0 +1,67 @@
+public import HubKernel
+public import Hummingbird
+import Logging
+public import ServiceLifecycle
+
+/// The local chain rail (`localchain`, DESIGN §4.2): event chains validated by this hub, paid with
+/// standard signed Ethereum transactions, every balance mirrored in the ledger.
+public struct LocalChainPlugin: RailPlugin {
+    public static let id = "localchain"
+
+    let context: PluginContext
+    let configuration: LocalChainConfiguration
+    let vault: ValidatorKeyVault
+    let intakeWriter: IntakeWriter
+
+    public init(context: PluginContext, config: PluginConfig) throws {
+        self.context = context
+        self.configuration = try LocalChainConfiguration(config)
+        // No I/O here: the key file is read (or created) at first use.
+        self.vault = ValidatorKeyVault(path: configuration.keyFile)
+        self.intakeWriter = IntakeWriter(context: context, configuration: configuration)
+    }
+
+    public var migrations: [Migration] { LocalChainMigrations.all }
+
+    var intake: TransactionIntake { TransactionIntake(context: context, configuration: configuration, writer: intakeWriter) }
+    var service: ChainService { ChainService(context: context, configuration: configuration, vault: vault) }
+    var sealer: BlockSealer { BlockSealer(context: context, configuration: configuration, vault: vault) }
+
+    public func addRoutes(to group: RouterGroup<HubRequestContext>) {
+        let chains = ChainController(context: context, service: service, intake: intake)
+        chains.addRoutes(to: group)
+        TopUpController(context: context, service: service, chains: chains).addRoutes(to: group)
+        ExplorerController(context: context).addRoutes(to: group)
+        JSONRPCEndpoint(methods: EthereumRPC(context: context, intake: intake, clientVersion: "hubd-localchain/1")).addRoutes(to: group)
+    }
+
+    public var services: [any Service] {
+        var services: [any Service] = [intakeWriter, sealer]
+        if let listen = configuration.syncListen { services.append(SyncServer(context: context, host: listen.host, port: listen.port)) }
+        if let relay = configuration.relay { services.append(RelayFollower(context: context, relay: relay)) }
+        return services
+    }
+
+    public var adminPanel: AdminPanel? {
+        AdminPanel(
+            title: "Local chains",
+            summary: "Event chains validated by this hub: Ethereum wallets pay with signed transactions; every balance is mirrored in the ledger.",
+            links: [AdminPanel.Link(title: "Chains", path: "/chains")]
+        )
+    }
+
+    public func health() async -> PluginHealth {
+        do {
+            let (chains, pending) = try await context.database.read { connection in
+                (
+                    try connection.queryFirst("SELECT count(*) FROM localchain_chains")?.int(0) ?? 0,
+                    try connection.queryFirst("SELECT count(*) FROM localchain_pool")?.int(0) ?? 0
+                )
+            }
+            return PluginHealth(.ok, detail: "\(chains) chains, \(pending) transactions pending")
+        } catch {
+            context.logger.info("local chain health check failed", metadata: ["error": "\(error)"])
+            return PluginHealth(.down, detail: "cannot read localchain_chains")
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import ChainKit
+import Foundation
+import HubKernel
+
+/// The JSON the REST API and the events carry (snake_case through the hub's encoder; amounts as
+/// decimal strings of minor units; hashes and addresses as `0x` hex).
+struct ChainRepresentation: Codable, Sendable, Equatable {
+    struct Host: Codable, Sendable, Equatable {
+        var latitude: String
+        var longitude: String
+        var radiusMeters: Int64
+    }
+    struct Head: Codable, Sendable, Equatable {
+        var number: UInt64
+        var hash: String
+    }
+
+    var chainId: UInt64
+    var name: String
+    var currencyName: String
+    var symbol: String
+    var decimals: UInt8
+    var asset: String
+    var blockIntervalMs: Int64
+    var host: Host?
+    var status: String
+    var organiserId: String
+    var validator: String
+    var genesisHash: String
+    var head: Head
+    var rpcPath: String
+
+    init(_ chain: LocalChain) {
+        chainId = chain.chainID
+        name = chain.name
+        currencyName = chain.currencyName
+        symbol = chain.symbol
+        decimals = chain.decimals
+        asset = chain.asset.rawValue
+        blockIntervalMs = chain.blockIntervalMs
+        host = chain.host.map { Host(latitude: $0.latitude, longitude: $0.longitude, radiusMeters: $0.radiusMeters) }
+        status = chain.status.rawValue
+        organiserId = chain.organiserID
+        validator = chain.validator.checksummed
+        genesisHash = chain.genesisHash
+        head = Head(number: chain.headNumber, hash: chain.headHash)
+        rpcPath = "/v1/rails/localchain/chains/\(chain.chainID)/rpc"
+    }
+}
+
+struct BlockRepresentation: Codable, Sendable, Equatable {
+    var number: UInt64
+    var hash: String
+    var parentHash: String
+    var timestamp: UInt64
+    var transactionsRoot: String
+    var stateRoot: String
+    var receiptsRoot: String
+    var validator: String
+    var signature: String
+    var transactionCount: Int
+    var transactions: [String]
+    var compressedBytes: Int
+
+    init(_ stored: StoredBlock, _ block: LocalChainBlock) {
+        let header = block.header.header
+        number = header.number
+        hash = stored.hash
+        parentHash = Hex.encode(header.parentHash)
+        timestamp = header.timestamp
+        transactionsRoot = Hex.encode(header.transactionsRoot)
+        stateRoot = Hex.encode(header.stateRoot)
+        receiptsRoot = Hex.encode(header.receiptsRoot)
+        validator = header.validator.checksummed
+        let signature = block.header.signature
+        self.signature = Hex.encode(signature.r + signature.s + [signature.recoveryID])
+        transactionCount = block.transactions.count
+        transactions = block.receipts.map { Hex.encode($0.transactionHash) }
+        compressedBytes = stored.data.count
+    }
+}
+
+struct TransactionRepresentation: Codable, Sendable, Equatable {
+    var hash: String
+    /// `pending` (in the pool), `success` or `failed` (sealed; failed moved nothing).
+    var status: String
+    var blockNumber: UInt64?
+    var position: Int?
+    var from: String
+    var to: String
+    var nonce: UInt64
+    var value: String
+
+    init(_ t: ChainTransaction) {
+        hash = t.hash
+        status = t.status == 1 ? "success" : "failed"
+        blockNumber = t.blockNumber
+        position = t.position
+        from = t.sender.checksummed
+        to = t.recipient.checksummed
+        nonce = t.nonce
+        value = String(t.value)
+    }
+
+    init(pending entry: PoolEntry) {
+        hash = entry.hash
+        status = "pending"
+        from = entry.sender.checksummed
+        to = entry.recipient.checksummed
+        nonce = entry.nonce
+        value = String(entry.value)
+    }
+}
+
+struct AccountRepresentation: Codable, Sendable, Equatable {
+    var address: String
+    var nonce: UInt64
+    var balance: String
+    var ledgerAccountId: String
+
+    init(_ account: ChainAccount) {
+        address = account.address.checksummed
+        nonce = account.nonce
+        balance = String(account.balance)
+        ledgerAccountId = account.ledgerAccountID.description
+    }
+}
+
+/// JSON text for event data, with the API's conventions.
+enum LocalChainJSON {
+    static func text(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

@@ -1,0 +1,113 @@
+import ChainKit
+import Foundation
+
+/// Ethereum JSON-RPC shapes: quantities as minimal `0x` hex, data as `0x` hex, and the block,
+/// transaction and receipt objects that client libraries parse.
+enum RPCFormat {
+    static func quantity(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
+    static func quantity(_ value: UInt128) -> String { "0x" + String(value, radix: 16) }
+    static func quantity(_ value: UInt256) -> String {
+        value.high == 0 ? quantity(value.low) : "0x" + String(value.high, radix: 16) + String(repeating: "0", count: 32 - String(value.low, radix: 16).count) + String(value.low, radix: 16)
+    }
+
+    static func parseQuantity(_ text: String) -> UInt64? {
+        guard text.hasPrefix("0x"), text.count > 2, text.count <= 18 else { return nil }
+        return UInt64(text.dropFirst(2), radix: 16)
+    }
+
+    static let zeroBloom = Hex.encode([UInt8](repeating: 0, count: 256))
+    /// keccak-256 of RLP([]), the hash of an empty uncle list.
+    static let emptyUnclesHash = Hex.encode(Keccak256.hash([0xC0]))
+
+    static func transaction(raw: [UInt8], from: EthereumAddress, block: (hash: String, number: UInt64, index: Int)?) throws -> [String: Any] {
+        let signed = try SignedEthereumTransaction.decode(raw)
+        let t = signed.transaction
+        var out: [String: Any] = [
+            "hash": Hex.encode(Keccak256.hash(raw)),
+            "from": from.checksummed,
+            "to": t.to.map { $0.checksummed as Any } ?? NSNull(),
+            "nonce": quantity(t.nonce),
+            "value": quantity(t.value),
+            "gas": quantity(t.gasLimit),
+            "input": Hex.encode(t.data),
+            "type": quantity(UInt64(t.envelope.rawValue)),
+            "v": quantity(signed.v),
+            "r": quantity(try UInt256(bigEndian: signed.signature.r)),
+            "s": quantity(try UInt256(bigEndian: signed.signature.s)),
+            "blockHash": block.map { $0.hash as Any } ?? NSNull(),
+            "blockNumber": block.map { quantity($0.number) as Any } ?? NSNull(),
+            "transactionIndex": block.map { quantity(UInt64($0.index)) as Any } ?? NSNull(),
+        ]
+        if let chainID = t.chainID { out["chainId"] = quantity(chainID) }
+        switch t.envelope {
+        case .legacy:
+            out["gasPrice"] = quantity(t.gasPrice)
+        case .accessList, .dynamicFee:
+            out["yParity"] = quantity(UInt64(signed.signature.recoveryID))
+            out["accessList"] = t.accessList.map { ["address": $0.address.checksummed, "storageKeys": $0.storageKeys.map { Hex.encode($0) }] }
+            if t.envelope == .dynamicFee {
+                out["maxFeePerGas"] = quantity(t.maxFeePerGas)
+                out["maxPriorityFeePerGas"] = quantity(t.maxPriorityFeePerGas)
+                out["gasPrice"] = "0x0"  // the effective price: the base fee is zero and no tip is charged
+            } else {
+                out["gasPrice"] = quantity(t.gasPrice)
+            }
+        }
+        return out
+    }
+
+    static func receipt(_ t: ChainTransaction, blockHash: String, envelope: EthereumTransaction.Envelope) -> [String: Any] {
+        [
+            "transactionHash": t.hash,
+            "transactionIndex": quantity(UInt64(t.position)),
+            "blockHash": blockHash,
+            "blockNumber": quantity(t.blockNumber),
+            "from": t.sender.checksummed,
+            "to": t.recipient.checksummed,
+            // Gas is counted as on Ethereum (21000 a transfer) but priced at zero.
+            "cumulativeGasUsed": quantity(UInt64(21_000 * (t.position + 1))),
+            "gasUsed": "0x5208",
+            "effectiveGasPrice": "0x0",
+            "contractAddress": NSNull(),
+            "logs": [Any](),
+            "logsBloom": zeroBloom,
+            "status": t.status == 1 ? "0x1" : "0x0",
+            "type": quantity(UInt64(envelope.rawValue)),
+        ]
+    }
+
+    static func block(_ stored: StoredBlock, _ block: LocalChainBlock, full: Bool, senders: [EthereumAddress]) throws -> [String: Any] {
+        let header = block.header.header
+        let transactions: [Any]
+        if full {
+            transactions = try block.transactions.enumerated().map { index, raw in
+                try transaction(raw: raw, from: senders[index], block: (stored.hash, header.number, index))
+            }
+        } else {
+            transactions = block.receipts.map { Hex.encode($0.transactionHash) }
+        }
+        return [
+            "number": quantity(header.number),
+            "hash": stored.hash,
+            "parentHash": Hex.encode(header.parentHash),
+            "nonce": "0x0000000000000000",
+            "mixHash": Hex.encode([UInt8](repeating: 0, count: 32)),
+            "sha3Uncles": emptyUnclesHash,
+            "logsBloom": zeroBloom,
+            "transactionsRoot": Hex.encode(header.transactionsRoot),
+            "stateRoot": Hex.encode(header.stateRoot),
+            "receiptsRoot": Hex.encode(header.receiptsRoot),
+            "miner": header.validator.checksummed,
+            "difficulty": "0x0",
+            "totalDifficulty": "0x0",
+            "extraData": Hex.encode(header.extraData),
+            "size": quantity(UInt64(block.encoded.count)),
+            "gasLimit": quantity(UInt64(30_000_000)),
+            "gasUsed": quantity(UInt64(21_000 * block.transactions.count)),
+            "baseFeePerGas": "0x0",
+            "timestamp": quantity(header.timestamp),
+            "transactions": transactions,
+            "uncles": [Any](),
+        ]
+    }
+}

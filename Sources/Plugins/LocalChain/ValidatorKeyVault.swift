@@ -1,0 +1,116 @@
+import CSodium
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Keeps validator keys encrypted at rest (the kernel has no secrets vault yet, DESIGN §3.5).
+///
+/// Each chain's 32-byte secp256k1 key is sealed with XChaCha20-Poly1305 (libsodium's IETF AEAD)
+/// under a 32-byte key-encryption key (KEK); the chain id is the associated data, so a sealed key
+/// copied onto another chain's row does not open. Stored form: `nonce (24) ‖ ciphertext+tag (48)`.
+///
+/// The KEK lives in a file outside the database (`key_file` in the plugin's config, or
+/// `HUB_LOCALCHAIN_KEY_FILE`): created at first use with 32 random bytes and mode 0600, refused
+/// afterwards when it is readable by group or others, or not exactly 32 bytes. A database dump
+/// alone therefore reveals no validator key. Losing the file loses the ability to seal blocks.
+final class ValidatorKeyVault: Sendable {
+    let path: String
+    private let kek = Mutex<[UInt8]?>(nil)
+
+    init(path: String) { self.path = path }
+
+    static let sodiumReady: Bool = sodium_init() >= 0
+
+    /// A fresh random private key (valid for secp256k1: libsodium's generator, retried in the
+    /// astronomically unlikely case it is zero or above the curve order).
+    static func randomPrivateKey(isValid: ([UInt8]) -> Bool) -> [UInt8] {
+        precondition(sodiumReady, "sodium_init() failed")
+        while true {
+            var key = [UInt8](repeating: 0, count: 32)
+            key.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, 32) }
+            if isValid(key) { return key }
+        }
+    }
+
+    func seal(_ privateKey: [UInt8], chainID: UInt64) throws -> [UInt8] {
+        let kek = try keyEncryptionKey()
+        var nonce = [UInt8](repeating: 0, count: Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES))
+        nonce.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
+        let ad = Self.associatedData(chainID)
+        var out = [UInt8](repeating: 0, count: privateKey.count + Int(crypto_aead_xchacha20poly1305_ietf_ABYTES))
+        var outLength: UInt64 = 0
+        let status = crypto_aead_xchacha20poly1305_ietf_encrypt(
+            &out, &outLength, privateKey, UInt64(privateKey.count), ad, UInt64(ad.count), nil, nonce, kek
+        )
+        guard status == 0 else { throw LocalChainFailure("sealing the validator key failed") }
+        return nonce + out.prefix(Int(outLength))
+    }
+
+    func open(_ sealed: [UInt8], chainID: UInt64) throws -> [UInt8] {
+        let kek = try keyEncryptionKey()
+        let nonceLength = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
+        let tagLength = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
+        guard sealed.count == nonceLength + 32 + tagLength else { throw LocalChainFailure("a sealed validator key has the wrong length") }
+        let nonce = Array(sealed.prefix(nonceLength))
+        let cipher = Array(sealed.dropFirst(nonceLength))
+        let ad = Self.associatedData(chainID)
+        var out = [UInt8](repeating: 0, count: 32)
+        var outLength: UInt64 = 0
+        let status = crypto_aead_xchacha20poly1305_ietf_decrypt(
+            &out, &outLength, nil, cipher, UInt64(cipher.count), ad, UInt64(ad.count), nonce, kek
+        )
+        guard status == 0, outLength == 32 else {
+            throw LocalChainFailure("the validator key of chain \(chainID) does not open with the key in \(path) (wrong key file?)")
+        }
+        return out
+    }
+
+    static func associatedData(_ chainID: UInt64) -> [UInt8] { Array("hubd-localchain-validator:\(chainID)".utf8) }
+
+    /// Loads the KEK once (creating the file on first use).
+    func keyEncryptionKey() throws -> [UInt8] {
+        try kek.withLock { cached in
+            if let cached { return cached }
+            let key = try Self.loadOrCreate(path)
+            cached = key
+            return key
+        }
+    }
+
+    static func loadOrCreate(_ path: String) throws -> [UInt8] {
+        precondition(sodiumReady, "sodium_init() failed")
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: path) {
+            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0o777
+            guard mode & 0o077 == 0 else {
+                throw LocalChainFailure("\(path) is readable by others (mode \(String(mode, radix: 8))); chmod 600 it")
+            }
+            guard let data = FileManager.default.contents(atPath: path), data.count == 32 else {
+                throw LocalChainFailure("\(path) must hold exactly 32 bytes (the local chain's key-encryption key)")
+            }
+            return Array(data)
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        var key = [UInt8](repeating: 0, count: 32)
+        key.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, 32) }
+        // O_EXCL: two processes starting together cannot both create (and so disagree on) the key.
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard fd >= 0 else {
+            if errno == EEXIST { return try loadOrCreate(path) }
+            throw LocalChainFailure("cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        let written = key.withUnsafeBytes { write(fd, $0.baseAddress!, 32) }
+        guard written == 32, fsync(fd) == 0 else { throw LocalChainFailure("cannot write \(path)") }
+        return key
+    }
+}
+
+/// A failure of the rail's own machinery (key file, stored data), as opposed to bad input.
+struct LocalChainFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,78 @@
+import ChainKit
+import Foundation
+import HubKernel
+import HubTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import HubLocalChain
+@testable import hubd
+
+/// What a relay does with blocks it receives (the three-process test over WebSocket is
+/// `scripts/localchain-relay-test.sh`): verified ones are stored, repeats skipped, forgeries refused.
+@Suite("local chain relay import", .timeLimit(.minutes(3)))
+struct LocalChainRelayTests {
+    @Test("a relay stores the host's blocks after verifying them and refuses forged or out-of-order ones", arguments: TestBackend.enabled)
+    func importBlocks(backend: TestBackend) async throws {
+        let keyFile = localChainKeyFile()
+        defer { try? FileManager.default.removeItem(atPath: (keyFile as NSString).deletingLastPathComponent) }
+        try await withTestHub(on: backend, builtIn: [LocalChainPlugin.self], plugins: [localChainEntry(keyFile: keyFile)]) { hub, client in
+            let api = LocalChainAPI(client: client, database: hub.database)
+            let chainID: UInt64 = 8_100
+            #expect(try await api.createChain(chainID).status == .created)
+            let alice = TestKeys.address(TestKeys.alice)
+            let bob = TestKeys.address(TestKeys.bob)
+            #expect(try await api.grant(chainID, to: alice, amount: "500").status == .accepted)
+            try await api.waitSealed(chainID)
+            #expect(try await api.send(chainID, raw: try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 0, to: bob, value: 70).raw).status == .accepted)
+            try await api.waitSealed(chainID)
+            let host = try #require(try await hub.database.read { try LocalChainStore.chain(chainID, on: $0) })
+            let blocks = try await hub.database.read { try LocalChainStore.blocks(chainID: chainID, from: 0, limit: 100, on: $0) }.map { try $0.decoded() }
+            #expect(blocks.count == Int(host.headNumber) + 1)
+            let key = try ValidatorKeyVault(path: keyFile).open(host.sealedKey, chainID: chainID)
+
+            try await withDatabase(on: backend) { relay in
+                try await Migrator([(group: .kernel, migrations: Ledger.migrations), (group: MigrationGroup("localchain"), migrations: LocalChainMigrations.all)])
+                    .migrate(relay)
+                func receive(_ block: LocalChainBlock) async throws -> BlockImporter.Outcome {
+                    try await relay.write { try BlockImporter.importBlock(block, chainID: chainID, upstream: "http://upstream", source: "/rails/localchain", now: LedgerTimestamp(nanoseconds: 1), on: $0) }
+                }
+                // Out of order: nothing before the genesis.
+                await #expect(throws: BlockImporter.Rejection.self) { _ = try await receive(blocks[1]) }
+                // A genesis other than the configured one is refused.
+                await #expect(throws: BlockImporter.Rejection.self) {
+                    _ = try await relay.write {
+                        try BlockImporter.importBlock(
+                            blocks[0], chainID: chainID, upstream: "http://upstream", expectedGenesis: Hex.encode([UInt8](repeating: 1, count: 32)),
+                            source: "/rails/localchain", now: LedgerTimestamp(nanoseconds: 1), on: $0
+                        )
+                    }
+                }
+                #expect(try await receive(blocks[0]) == .stored(0))
+                // A block signed by another key is refused.
+                var forged = blocks[1]
+                forged.header = try forged.header.header.sealed(privateKey: TestKeys.bob)
+                await #expect(throws: BlockImporter.Rejection.self) { _ = try await receive(forged) }
+                // Signed by the validator but lying about the state (what a stolen key could try):
+                // replaying the transactions shows it.
+                var lying = blocks[1].header.header
+                lying.stateRoot = LocalChainRoots.state([LocalChainAccountState(address: alice, nonce: 0, balance: 1_000_000)])
+                let lie = LocalChainBlock(header: try lying.sealed(privateKey: key), transactions: blocks[1].transactions, receipts: blocks[1].receipts)
+                await #expect(throws: BlockImporter.Rejection.self) { _ = try await receive(lie) }
+                for block in blocks.dropFirst() { #expect(try await receive(block) == .stored(block.header.header.number)) }
+                #expect(try await receive(blocks[1]) == .duplicate(1))  // deduplicated by hash
+                await #expect(throws: BlockImporter.Rejection.self) { _ = try await receive(lie) }  // no reorganisation
+
+                let relayed = try #require(try await relay.read { try LocalChainStore.chain(chainID, on: $0) })
+                #expect(relayed.headHash == host.headHash)
+                #expect(relayed.upstream == "http://upstream")
+                #expect(relayed.validator == host.validator)
+                #expect(try await relay.read { try LocalChainStore.account(chainID: chainID, address: bob, on: $0) }?.balance == 70)
+                #expect(try await relay.read { try LocalChainStore.account(chainID: chainID, address: alice, on: $0) }?.balance == 430)
+                let report = try #require(try await LocalChainVerifier.verify(relay))
+                #expect(report.problems.isEmpty, "\(report.problems)")
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import ChainKit
+import Foundation
+import HubKernel
+import HubTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+@testable import HubLocalChain
+@testable import hubd
+
+/// A key file of its own per test (the KEK is created at first use, mode 0600).
+func localChainKeyFile() -> String {
+    NSTemporaryDirectory() + "hubd-localchain-test-\(UUID().uuidString)/kek.key"
+}
+
+func localChainEntry(keyFile: String, sealTickMs: Int = 20) -> PluginsFile.Entry {
+    PluginsFile.Entry(
+        id: "localchain",
+        enabled: true,
+        configJSON: #"{"key_file": "\#(keyFile)", "seal_tick_ms": \#(sealTickMs)}"#,
+        place: "plugins[0]"
+    )
+}
+
+/// A hub with the local chain rail, its sealer ticking every 20 ms.
+func withLocalChainHub(
+    on backend: TestBackend,
+    testing: TestingSetup = .router,
+    _ body: @Sendable (Hub, LocalChainAPI) async throws -> Void
+) async throws {
+    let keyFile = localChainKeyFile()
+    defer { try? FileManager.default.removeItem(atPath: (keyFile as NSString).deletingLastPathComponent) }
+    try await withTestHub(
+        on: backend,
+        builtIn: [LocalChainPlugin.self],
+        plugins: [localChainEntry(keyFile: keyFile)],
+        testing: testing
+    ) { hub, client in
+        try await body(hub, LocalChainAPI(client: client, database: hub.database))
+    }
+}
+
+/// Test keys (fixed, so failures reproduce).
+enum TestKeys {
+    static let alice = [UInt8](repeating: 0xA1, count: 32)
+    static let bob = [UInt8](repeating: 0xB0, count: 32)
+    static func address(_ key: [UInt8]) -> EthereumAddress {
+        try! EthereumAddress(publicKey: try! Secp256k1.publicKey(privateKey: key))
+    }
+}
+
+/// Calls of the rail's API as the tests use them.
+struct LocalChainAPI: Sendable {
+    let client: any TestClientProtocol
+    let database: Database
+
+    func createChain(
+        _ chainID: UInt64,
+        as user: String = "org-1",
+        role: String = "organiser",
+        intervalMs: Int = 100,
+        extra: [String: Any] = [:]
+    ) async throws -> TestResponse {
+        var body: [String: Any] = [
+            "chain_id": chainID, "name": "Summer Fest", "currency_name": "Fest Token", "symbol": "FEST", "decimals": 2,
+            "block_interval_ms": intervalMs,
+        ]
+        for (key, value) in extra { body[key] = value }
+        return try await client.execute(
+            uri: "/v1/rails/localchain/chains",
+            method: .post,
+            headers: bearer(user, role) + jsonHeaders,
+            body: jsonBody(body)
+        )
+    }
+
+    func grant(_ chainID: UInt64, to: EthereumAddress, amount: String, as user: String = "org-1") async throws -> TestResponse {
+        try await client.execute(
+            uri: "/v1/rails/localchain/chains/\(chainID)/grants",
+            method: .post,
+            headers: bearer(user, "organiser") + jsonHeaders,
+            body: jsonBody(["to": to.checksummed, "amount": amount])
+        )
+    }
+
+    func send(_ chainID: UInt64, raw: [UInt8]) async throws -> TestResponse {
+        try await client.execute(
+            uri: "/v1/rails/localchain/chains/\(chainID)/transactions",
+            method: .post,
+            headers: jsonHeaders,
+            body: jsonBody(["raw": Hex.encode(raw)])
+        )
+    }
+
+    func account(_ chainID: UInt64, _ address: EthereumAddress) async throws -> ChainAccount? {
+        try await database.read { try LocalChainStore.account(chainID: chainID, address: address, on: $0) }
+    }
+
+    func head(_ chainID: UInt64) async throws -> UInt64 {
+        try await database.read { try LocalChainStore.chain(chainID, on: $0)?.headNumber ?? 0 }
+    }
+
+    func poolCount(_ chainID: UInt64) async throws -> Int {
+        try await database.read { try LocalChainStore.poolCount(chainID: chainID, on: $0) }
+    }
+
+    func eventCount() async throws -> Int64 {
+        try await database.read { try $0.queryFirst("SELECT count(*) FROM hub_events")?.int(0) ?? 0 }
+    }
+
+    /// Waits until every pending transaction of the chain is sealed.
+    func waitSealed(_ chainID: UInt64) async throws {
+        try await eventually("the pool of chain \(chainID) to empty", timeout: .seconds(20)) { try await poolCount(chainID) == 0 }
+    }
+}
+
+func signedTransfer(
+    _ key: [UInt8],
+    chainID: UInt64,
+    nonce: UInt64,
+    to: EthereumAddress,
+    value: UInt64,
+    envelope: EthereumTransaction.Envelope = .legacy
+) throws -> SignedEthereumTransaction {
+    try EthereumTransaction(envelope: envelope, chainID: chainID, nonce: nonce, gasLimit: 21_000, to: to, value: UInt256(value))
+        .signed(privateKey: key)
+}

@@ -1,0 +1,219 @@
+"""Drives a live hubd's local chain JSON-RPC endpoint with web3.py and eth-account, as a wallet would.
+
+Usage: web3_check.py BASE_URL TOKEN CHAIN_ID
+  BASE_URL  e.g. http://127.0.0.1:8080
+  TOKEN     a bearer token of an organiser or admin (creates the chain and grants funds)
+  CHAIN_ID  an unused chain id
+
+Nothing here knows hubd's internals: the chain is created and funded through the REST API, and
+everything else goes through the standard client libraries with no special-casing. Exits non-zero
+with a message on the first failed check.
+"""
+
+import json
+import sys
+import time
+import urllib.request
+
+import rlp
+from eth_account import Account
+from eth_keys import keys
+from eth_utils import keccak, to_checksum_address
+from hexbytes import HexBytes
+from web3 import Web3
+from web3.exceptions import Web3RPCError
+
+
+def fail(message):
+    print(f"web3_check.py: FAILED: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+
+
+def rest(method, url, token, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method)
+    request.add_header("Authorization", f"Bearer {token}")
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def merkle_root(leaves):
+    """hubd's local chain Merkle tree, rebuilt from its description: keccak(0x00 ‖ leaf) leaves,
+    keccak(0x01 ‖ left ‖ right) nodes, an odd node moves up unchanged, keccak(b"") when empty."""
+    if not leaves:
+        return keccak(b"")
+    level = [keccak(b"\x00" + leaf) for leaf in leaves]
+    while len(level) > 1:
+        level = [keccak(b"\x01" + level[i] + level[i + 1]) if i + 1 < len(level) else level[i] for i in range(0, len(level), 2)]
+    return level[0]
+
+
+def check_block_format(w3, base, chain_id, number):
+    """Rebuilds a block's header and roots with rlp, eth-utils and eth-keys from what the JSON-RPC
+    and the explorer show, independently of hubd's code."""
+    block = w3.eth.get_block(number)
+    header = [bytes(block["parentHash"]), block["number"], block["timestamp"], bytes(block["transactionsRoot"]),
+              bytes(block["stateRoot"]), bytes(block["receiptsRoot"]), bytes.fromhex(block["miner"][2:]), chain_id, bytes(block["extraData"])]
+    digest = keccak(rlp.encode(header))
+    check(digest == bytes(block["hash"]), f"block {number}: keccak(RLP(header)) is not its hash")
+    with urllib.request.urlopen(f"{base}/v1/rails/localchain/chains/{chain_id}/blocks/{number}", timeout=10) as response:
+        shown = json.loads(response.read())
+    signature = bytes.fromhex(shown["signature"][2:])
+    signer = keys.Signature(vrs=(signature[64], int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:64], "big"))).recover_public_key_from_msg_hash(digest)
+    check(signer.to_checksum_address() == block["miner"], f"block {number} is not signed by its validator")
+    receipts = [w3.eth.get_transaction_receipt(h) for h in block["transactions"]]
+    leaves = [rlp.encode([r["status"], bytes(r["transactionHash"])]) for r in receipts]
+    check(merkle_root(leaves) == bytes(block["receiptsRoot"]), f"block {number}: the receipts root does not match its receipts")
+    return block
+
+
+def check_state_root(base, chain_id, block):
+    accounts, cursor = [], None
+    while True:
+        url = f"{base}/v1/rails/localchain/chains/{chain_id}/accounts?limit=100" + (f"&cursor={cursor}" if cursor else "")
+        with urllib.request.urlopen(url, timeout=10) as response:
+            page = json.loads(response.read())
+        accounts += page["data"]
+        cursor = page["next_cursor"]
+        if not cursor:
+            break
+    leaves = sorted(
+        (bytes.fromhex(a["address"][2:].lower()), rlp.encode([bytes.fromhex(a["address"][2:].lower()), a["nonce"], int(a["balance"])]))
+        for a in accounts if a["nonce"] or int(a["balance"])
+    )
+    check(merkle_root([leaf for _, leaf in leaves]) == bytes(block["stateRoot"]), "the head's state root does not commit to the accounts the explorer lists")
+
+
+def wait_receipt(w3, tx_hash):
+    receipt = w3.eth.wait_for_transaction_receipt(tx_hash, timeout=30, poll_latency=0.1)
+    check(receipt["transactionHash"] == HexBytes(tx_hash), "the receipt names another transaction")
+    return receipt
+
+
+def main(base, token, chain_id):
+    chains = f"{base}/v1/rails/localchain/chains"
+    status, chain = rest("POST", chains, token, {
+        "chain_id": chain_id, "name": "web3 check", "currency_name": "Check Token", "symbol": "CHK",
+        "decimals": 18, "block_interval_ms": 200,
+    })
+    check(status == 201, f"creating the chain answered {status}: {chain}")
+
+    w3 = Web3(Web3.HTTPProvider(f"{base}{chain['rpc_path']}", request_kwargs={"timeout": 10}))
+    check(w3.is_connected(), "web3 cannot connect")
+    check(w3.eth.chain_id == chain_id, f"eth_chainId is {w3.eth.chain_id}")
+    check(w3.net.version == str(chain_id), f"net_version is {w3.net.version}")
+    check(w3.client_version.startswith("hubd"), f"web3_clientVersion is {w3.client_version}")
+    check(w3.eth.syncing is False, "eth_syncing is not false")
+    check(w3.eth.gas_price == 0, "gas is not free")
+
+    alice = Account.create()
+    bob = Account.create()
+    carol = Account.create()
+    check(w3.eth.get_balance(alice.address) == 0, "a new account has a balance")
+
+    granted = 5 * 10**18
+    status, grant = rest("POST", f"{chains}/{chain_id}/grants", token, {"to": alice.address, "amount": str(granted)})
+    check(status == 202, f"the grant answered {status}: {grant}")
+    grant_receipt = wait_receipt(w3, grant["hash"])
+    check(grant_receipt["status"] == 1, "the grant failed")
+    check(w3.eth.get_balance(alice.address) == granted, "the grant did not arrive")
+
+    # A legacy (EIP-155) payment, gas estimated and priced by the node as a wallet does.
+    legacy = {
+        "to": bob.address, "value": 10**18, "nonce": w3.eth.get_transaction_count(alice.address, "pending"),
+        "gasPrice": w3.eth.gas_price, "chainId": chain_id,
+    }
+    legacy["gas"] = w3.eth.estimate_gas({"from": alice.address, "to": bob.address, "value": 10**18})
+    signed = Account.sign_transaction(legacy, alice.key)
+    tx_hash = w3.eth.send_raw_transaction(signed.raw_transaction)
+    check(tx_hash == signed.hash, "eth_sendRawTransaction returned another hash")
+    # Known before it is sealed (pending) or after: never "not found".
+    pending = w3.eth.get_transaction(tx_hash)
+    check(pending["from"] == alice.address, "eth_getTransactionByHash names another sender")
+    receipt = wait_receipt(w3, tx_hash)
+    check(receipt["status"] == 1, "the legacy payment failed")
+    check(receipt["from"] == alice.address and receipt["to"] == bob.address, "the receipt's from/to are wrong")
+
+    # An EIP-1559 payment with the fees web3 suggests (zero here).
+    dynamic = {
+        "type": 2, "to": carol.address, "value": 2 * 10**18, "nonce": w3.eth.get_transaction_count(alice.address, "pending"),
+        "maxPriorityFeePerGas": w3.eth.max_priority_fee, "maxFeePerGas": 0, "gas": 21000, "chainId": chain_id,
+    }
+    signed_1559 = Account.sign_transaction(dynamic, alice.key)
+    hash_1559 = w3.eth.send_raw_transaction(signed_1559.raw_transaction)
+    receipt_1559 = wait_receipt(w3, hash_1559)
+    check(receipt_1559["status"] == 1 and receipt_1559["type"] == 2, f"the EIP-1559 payment: {receipt_1559}")
+
+    check(w3.eth.get_balance(alice.address) == 2 * 10**18, f"alice has {w3.eth.get_balance(alice.address)}")
+    check(w3.eth.get_balance(bob.address) == 10**18, "bob's balance is wrong")
+    check(w3.eth.get_balance(carol.address) == 2 * 10**18, "carol's balance is wrong")
+    check(w3.eth.get_transaction_count(alice.address) == 2, "alice's nonce is wrong")
+
+    # Blocks: by number (with full transactions) and by hash, linked, transactions recoverable.
+    block = w3.eth.get_block(receipt_1559["blockNumber"], full_transactions=True)
+    check(any(t["hash"] == hash_1559 for t in block["transactions"]), "the block does not hold the transaction")
+    by_hash = w3.eth.get_block(block["hash"])
+    check(by_hash["number"] == block["number"], "eth_getBlockByHash disagrees")
+    parent = w3.eth.get_block(block["number"] - 1)
+    check(block["parentHash"] == parent["hash"], "the block does not link to its parent")
+    latest = w3.eth.get_block("latest")
+    check(latest["number"] == w3.eth.block_number, "latest is not the head")
+    tx = w3.eth.get_transaction(hash_1559)
+    check(tx["blockHash"] == block["hash"] and tx["from"] == alice.address, "eth_getTransactionByHash is wrong")
+    history = w3.eth.fee_history(2, "latest", [50])
+    check(all(fee == 0 for fee in history["baseFeePerGas"]), "fees are not zero")
+    check(w3.eth.get_code(bob.address) == b"", "an account has code")
+
+    # Refusals: another chain's signature, a replayed nonce, more than the balance.
+    wrong_chain = Account.sign_transaction({**legacy, "nonce": 2, "chainId": chain_id + 1}, alice.key)
+    for raw, what in [
+        (wrong_chain.raw_transaction, "signed for chain"),
+        (Account.sign_transaction({**legacy, "nonce": 0, "value": 1}, alice.key).raw_transaction, "nonce 0 is used"),
+        (Account.sign_transaction({**legacy, "nonce": 2, "value": 10**21}, alice.key).raw_transaction, "the account holds"),
+    ]:
+        try:
+            w3.eth.send_raw_transaction(raw)
+            fail(f"a bad transaction was accepted (expected: {what})")
+        except Web3RPCError as error:
+            check(what in str(error), f"the refusal says {error}, expected '{what}'")
+    check(w3.eth.get_balance(alice.address) == 2 * 10**18, "a refused transaction changed a balance")
+
+    # The block format, rebuilt independently: header hash, validator signature, receipts root of
+    # every block, and the head's state root over the explorer's accounts.
+    head = w3.eth.block_number
+    for number in range(0, head + 1):
+        last = check_block_format(w3, base, chain_id, number)
+    check_state_root(base, chain_id, last)
+
+    # A JSON-RPC batch, straight over HTTP.
+    batch = [
+        {"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []},
+        {"jsonrpc": "2.0", "id": 2, "method": "eth_getBalance", "params": [bob.address, "latest"]},
+        {"jsonrpc": "2.0", "id": 3, "method": "no_such_method", "params": []},
+    ]
+    request = urllib.request.Request(f"{base}{chain['rpc_path']}", data=json.dumps(batch).encode(), method="POST")
+    request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        answers = {a["id"]: a for a in json.loads(response.read())}
+    check(answers[1]["result"] == hex(chain_id), f"batch eth_chainId: {answers[1]}")
+    check(int(answers[2]["result"], 16) == 10**18, f"batch eth_getBalance: {answers[2]}")
+    check(answers[3]["error"]["code"] == -32601, f"batch unknown method: {answers[3]}")
+
+    print(f"web3_check.py: passed (chain {chain_id}, head {w3.eth.block_number})")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    main(sys.argv[1].rstrip("/"), sys.argv[2], int(sys.argv[3]))
