@@ -75,7 +75,7 @@ say "starting hubd on $base (log: $work/hubd.log)"
 # The test adds a webhook endpoint on a closed loopback port; a dead proxy keeps libcurl local.
 dead_proxy=http://127.0.0.1:9
 env -u no_proxy -u NO_PROXY http_proxy=$dead_proxy https_proxy=$dead_proxy HTTPS_PROXY=$dead_proxy \
-    all_proxy=$dead_proxy ALL_PROXY=$dead_proxy HUB_LOG_LEVEL=notice \
+    all_proxy=$dead_proxy ALL_PROXY=$dead_proxy HUB_LOG_LEVEL=notice HUB_LOCALCHAIN_KEY_FILE=$work/localchain.key \
     "$hubd" serve --database-url "$database" --listen "127.0.0.1:$port" >"$work/hubd.log" 2>&1 &
 server_pid=$!
 if ! python3 tools/contract/hubapi.py wait-ready "$base" 60; then

@@ -350,6 +350,21 @@ class ConsoleTest:
                 )
                 if status != 201:
                     self.problems.append(f"rail panel ble-sessions: opening a session answered {status}")
+            if rail == "localchain":
+                status = driver.execute_async_script(
+                    """
+                    const done = arguments[arguments.length - 1];
+                    fetch("/v1/rails/localchain/chains", {
+                      method: "POST",
+                      headers: {"Content-Type": "application/json",
+                                "Authorization": "Bearer " + sessionStorage.getItem("hubd.access_token")},
+                      body: JSON.stringify({chain_id: 424242, name: "Browser Fest", currency_name: "Fest token",
+                                            symbol: "FEST", decimals: 2}),
+                    }).then((r) => done(r.status), () => done(0));
+                    """
+                )
+                if status != 201:
+                    self.problems.append(f"rail panel localchain: creating a chain answered {status}")
             self.open(f"/admin/rails/{rail}")
             self.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#rail-summary").text.strip() != "")
             self.settle()
@@ -359,6 +374,13 @@ class ConsoleTest:
                 driver.find_element(By.CSS_SELECTOR, "#rail-lists table tbody tr").click()
                 self.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#rail-detail").is_displayed())
                 self.wait_text("#rail-detail-facts", "advertising")
+                self.settle()
+                self.screenshot(f"desktop-rail-{rail}-detail")
+            if rail == "localchain":
+                self.wait_text("#rail-lists", "Browser Fest")
+                driver.find_element(By.CSS_SELECTOR, "#rail-lists table tbody tr").click()
+                self.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#rail-detail").is_displayed())
+                self.wait_text("#rail-detail-facts", "Fest token")
                 self.settle()
                 self.screenshot(f"desktop-rail-{rail}-detail")
             self.step(f"rail panel {rail}")

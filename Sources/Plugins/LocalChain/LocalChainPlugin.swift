@@ -46,7 +46,37 @@ public struct LocalChainPlugin: RailPlugin {
         AdminPanel(
             title: "Local chains",
             summary: "Event chains validated by this hub: Ethereum wallets pay with signed transactions; every balance is mirrored in the ledger.",
-            links: [AdminPanel.Link(title: "Chains", path: "/chains")]
+            links: [AdminPanel.Link(title: "Chains (JSON)", path: "/chains")],
+            lists: [
+                AdminPanel.List(
+                    id: "chains",
+                    title: "Chains",
+                    path: "/chains",
+                    columns: [
+                        .init("chain_id", title: "Chain id", kind: .link),
+                        .init("name", title: "Event"),
+                        .init("symbol", title: "Symbol"),
+                        .init("status", title: "Status", kind: .status),
+                        .init("head.number", title: "Height"),
+                        .init("validator", title: "Validator"),
+                        .init("rpc_path", title: "JSON-RPC"),
+                    ],
+                    detail: AdminPanel.Detail(
+                        path: "/chains/{chain_id}",
+                        fields: [
+                            .init("name", title: "Event"),
+                            .init("currency_name", title: "Currency"),
+                            .init("asset", title: "Ledger asset"),
+                            .init("decimals", title: "Decimals"),
+                            .init("block_interval_ms", title: "Block interval (ms)"),
+                            .init("head.number", title: "Head"),
+                            .init("head.hash", title: "Head hash"),
+                            .init("genesis_hash", title: "Genesis hash"),
+                            .init("rpc_path", title: "JSON-RPC endpoint"),
+                        ]
+                    )
+                ),
+            ]
         )
     }
 
