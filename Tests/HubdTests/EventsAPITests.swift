@@ -47,6 +47,11 @@ struct EventsAPITests {
         }
     }
 
+    /// How long each stream connection reads. Generous: on a loaded 2-core CI machine the three
+    /// transfers after the connection opens took longer than the 8 s this once was, and the last
+    /// event fell outside the window (a flake, not a gap: the resume check below saw it).
+    static let streamWindow = 20
+
     @Test("the stream resumes after Last-Event-ID with no gap and no duplicate, live events included", arguments: TestBackend.enabled)
     func streamResumes(backend: TestBackend) async throws {
         try await withTestHub(on: backend, testing: .live) { hub, client in
@@ -54,7 +59,7 @@ struct EventsAPITests {
             let (_, aliceWallet, bobWallet) = try await LedgerAPITests.setUp(client)
             let before = try await hub.database.read { try EventLog.lastSequence(on: $0) }
             // A first connection reads from 2, a second resumes from where the first got to.
-            let first = try SSEClient.start(port: port, lastEventID: 2, seconds: 8)
+            let first = try SSEClient.start(port: port, lastEventID: 2, seconds: Self.streamWindow)
             try await Task.sleep(for: .milliseconds(400))
             for amount in ["1", "2", "3"] {
                 let pay = jsonBody(["debit_account_id": aliceWallet, "credit_account_id": bobWallet, "amount": amount, "asset": "EVT"])
@@ -70,7 +75,7 @@ struct EventsAPITests {
             let resumeFrom = try #require(firstIDs.dropLast(2).last)
             let pay = jsonBody(["debit_account_id": aliceWallet, "credit_account_id": bobWallet, "amount": "4", "asset": "EVT"])
             try await client.execute(uri: "/v1/ledger/transfers", method: .post, headers: LedgerAPITests.alice + jsonHeaders, body: pay) { _ in }
-            let second = try SSEClient.start(port: port, lastEventID: resumeFrom, seconds: 8)
+            let second = try SSEClient.start(port: port, lastEventID: resumeFrom, seconds: Self.streamWindow)
             let secondIDs = try second.finish()
             #expect(secondIDs == Array((resumeFrom + 1)...(last + 1)), "second connection: \(secondIDs)")
         }
