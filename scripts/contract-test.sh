@@ -21,6 +21,7 @@ die() {
     say "$*"
     exit 1
 }
+source "$root/scripts/lib/live-hubd.bash"
 
 # Requests to the hub on loopback never go through a proxy the environment may name.
 export no_proxy=127.0.0.1${no_proxy:+,$no_proxy} NO_PROXY=127.0.0.1${NO_PROXY:+,$NO_PROXY}
@@ -32,14 +33,7 @@ max_examples=${CONTRACT_MAX_EXAMPLES:-25}
 time_limit=${CONTRACT_TIME_LIMIT:-300}
 
 # --- Tools: a venv rebuilt whenever the pinned requirements change.
-if [[ ! -x $venv/bin/schemathesis ]] || ! cmp -s "$requirements" "$venv/requirements.txt"; then
-    say "installing the pinned tools into $venv"
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check --only-binary :all: -r "$requirements" ||
-        die "could not install $requirements from PyPI"
-    cp "$requirements" "$venv/requirements.txt"
-fi
+pinned_venv "$venv" "$requirements"
 say "$("$venv/bin/schemathesis" --version), openapi-spec-validator $("$venv/bin/pip" show openapi-spec-validator | sed -n 's/^Version: //p')"
 
 # --- The document itself.
@@ -47,10 +41,7 @@ say "$("$venv/bin/schemathesis" --version), openapi-spec-validator $("$venv/bin/
 "$venv/bin/openapi-spec-validator" "$document"
 
 # --- The server: a fresh SQLite database and a free loopback port.
-say "building hubd (debug)"
-swift build --product hubd
-hubd=$root/.build/debug/hubd
-[[ -x $hubd ]] || die "$hubd was not built"
+build_debug_hubd
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hub-contract.XXXXXX")
 server_pid=
@@ -68,7 +59,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 base=http://127.0.0.1:$port
 database=${CONTRACT_DATABASE_URL:-sqlite:$work/hub.sqlite}
 say "starting hubd on $base with $database (log: $work/hubd.log)"
@@ -80,16 +71,11 @@ env -u no_proxy -u NO_PROXY http_proxy=$dead_proxy https_proxy=$dead_proxy HTTPS
     all_proxy=$dead_proxy ALL_PROXY=$dead_proxy HUB_LOG_LEVEL=notice HUB_LOCALCHAIN_KEY_FILE=$work/localchain.key \
     "$hubd" serve --database-url "$database" --listen "127.0.0.1:$port" >"$work/hubd.log" 2>&1 &
 server_pid=$!
-if ! python3 tools/contract/hubapi.py wait-ready "$base" 60; then
-    tail -n 30 "$work/hubd.log" >&2 || true
-    die "hubd did not become ready"
-fi
+wait_ready "$base" "$work/hubd.log"
 
 # --- Credentials: an admin created with the CLI, then an access token from POST /v1/auth/login.
 email=admin@example.test
-password=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')
-printf '%s\n' "$password" | "$hubd" admin create --database-url "$database" --email "$email" --password-stdin >/dev/null ||
-    die "hubd admin create failed"
+password=$(new_admin "$database" "$email")
 token=$(printf '%s\n' "$password" | python3 tools/contract/hubapi.py login "$base" "$email") ||
     die "could not log in as $email"
 say "authenticated as $email"

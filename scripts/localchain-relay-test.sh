@@ -15,29 +15,23 @@ cd "$root"
 say() { echo "localchain-relay-test.sh: $*" >&2; }
 die() {
     say "$*"
-    for log in "$work"/*.log; do
+    for log in "${work:-/nonexistent}"/*.log; do
         [[ -f $log ]] || continue
         say "--- $log (last 15 lines)"
         tail -n 15 "$log" >&2 || true
     done
     exit 1
 }
+source "$root/scripts/lib/live-hubd.bash"
 export no_proxy=127.0.0.1${no_proxy:+,$no_proxy} NO_PROXY=127.0.0.1${NO_PROXY:+,$NO_PROXY}
 
 requirements=tools/localchain/requirements.txt
 venv=$root/.build-localchain/venv
-if [[ ! -x $venv/bin/python ]] || ! cmp -s "$requirements" "$venv/requirements.txt"; then
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check --only-binary :all: -r "$requirements" ||
-        { say "could not install $requirements from PyPI"; exit 1; }
-    cp "$requirements" "$venv/requirements.txt"
-fi
+pinned_venv "$venv" "$requirements"
 py=$venv/bin/python
 check() { "$py" tools/localchain/relay_check.py "$@"; }
 
-swift build --product hubd
-hubd=$root/.build/debug/hubd
+build_debug_hubd
 work=$(mktemp -d "${TMPDIR:-/tmp}/hub-relay.XXXXXX")
 source "$root/scripts/lib/stop-process.bash"
 declare -A pids=()
@@ -49,7 +43,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 chain=4242
 declare -A http sync
 for name in a b c d; do
@@ -87,8 +80,7 @@ start b
 start c
 say "A :${http[a]} (sync ${sync[a]}), B relays A :${http[b]}, C relays B :${http[c]}"
 
-password=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')
-printf '%s\n' "$password" | "$hubd" admin create --database-url "sqlite:$work/a.sqlite" --email admin@example.test --password-stdin >/dev/null
+password=$(new_admin "sqlite:$work/a.sqlite" admin@example.test)
 token=$(printf '%s\n' "$password" | python3 tools/contract/hubapi.py login "$(url a)" admin@example.test)
 alice_key=0x$(printf 'a1%.0s' {1..32})
 alice=$("$py" -c "from eth_account import Account; print(Account.from_key('$alice_key').address)")

@@ -15,23 +15,14 @@ die() {
     say "$*"
     exit 1
 }
+source "$root/scripts/lib/live-hubd.bash"
 export no_proxy=127.0.0.1${no_proxy:+,$no_proxy} NO_PROXY=127.0.0.1${NO_PROXY:+,$NO_PROXY}
 
 requirements=tools/localchain/requirements.txt
 venv=$root/.build-localchain/venv
-if [[ ! -x $venv/bin/python ]] || ! cmp -s "$requirements" "$venv/requirements.txt"; then
-    say "installing the pinned web3.py and eth-account into $venv"
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check --only-binary :all: -r "$requirements" ||
-        die "could not install $requirements from PyPI"
-    cp "$requirements" "$venv/requirements.txt"
-fi
+pinned_venv "$venv" "$requirements"
 
-say "building hubd (debug)"
-swift build --product hubd
-hubd=$root/.build/debug/hubd
-[[ -x $hubd ]] || die "$hubd was not built"
+build_debug_hubd
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hub-localchain.XXXXXX")
 server_pid=
@@ -47,20 +38,15 @@ trap 'exit 143' TERM
 cat >"$work/plugins.json" <<JSON
 { "plugins": [ { "id": "localchain", "config": { "key_file": "$work/localchain.key", "seal_tick_ms": 50 } } ] }
 JSON
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 base=http://127.0.0.1:$port
 database=sqlite:$work/hub.sqlite
 HUB_LOG_LEVEL=notice "$hubd" serve --database-url "$database" --listen "127.0.0.1:$port" --plugins "$work/plugins.json" \
     >"$work/hubd.log" 2>&1 &
 server_pid=$!
-if ! python3 tools/contract/hubapi.py wait-ready "$base" 60; then
-    tail -n 30 "$work/hubd.log" >&2 || true
-    die "hubd did not become ready"
-fi
+wait_ready "$base" "$work/hubd.log"
 email=admin@example.test
-password=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')
-printf '%s\n' "$password" | "$hubd" admin create --database-url "$database" --email "$email" --password-stdin >/dev/null ||
-    die "hubd admin create failed"
+password=$(new_admin "$database" "$email")
 token=$(printf '%s\n' "$password" | python3 tools/contract/hubapi.py login "$base" "$email") || die "could not log in"
 
 status=0
