@@ -1,3 +1,4 @@
+import HubKernel
 import Testing
 
 @testable import HubBLESessions
@@ -20,7 +21,7 @@ struct AdvertisementTests {
             ]
         )
         #expect(bytes.count <= Advertisement.legacyCapacity)
-        #expect(Hex.encode(bytes) == "0201060303edfe0816edfea1b2c3d4e5")
+        #expect(HexText.encode(bytes) == "0201060303edfe0816edfea1b2c3d4e5")
     }
 
     @Test("local-name form: GOTCHU + the EID's 10 hex digits as the Complete Local Name, with FEED listed")

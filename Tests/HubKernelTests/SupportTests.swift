@@ -91,3 +91,17 @@ struct LedgerStatsSupportTests {
         }
     }
 }
+
+@Suite("HexText")
+struct HexTextTests {
+    @Test("encodes lowercase, decodes either case with or without 0x, refuses the rest")
+    func roundTrip() {
+        #expect(HexText.encode([0x00, 0xAB, 0xFF]) == "00abff")
+        #expect(HexText.decode("00ABff") == [0x00, 0xAB, 0xFF])
+        #expect(HexText.decode("0x00abff") == [0x00, 0xAB, 0xFF])
+        #expect(HexText.decode("") == [])
+        for bad in ["0", "0g", "0x1", "zz", "a b0", "0xx0"] { #expect(HexText.decode(bad) == nil, "\(bad)") }
+        let bytes = (0..<256).map { UInt8($0) }
+        #expect(HexText.decode(HexText.encode(bytes)) == bytes)
+    }
+}

@@ -81,7 +81,7 @@ public struct AuthController: Sendable {
     @Sendable func walletLogin(_ request: Request, context: HubRequestContext) async throws -> Response {
         var request = request
         let body = try await request.decodeJSON(as: WalletLoginRequest.self, context: context)
-        guard let signature = HexBytes.decode(body.signature) else {
+        guard let signature = HexText.decode(body.signature), !signature.isEmpty else {
             throw Problem.invalid("signature", "The signature is hex, with or without `0x`.")
         }
         let signedIn = try await identity.wallets.login(nonce: body.nonce, signature: signature)
@@ -95,24 +95,5 @@ public struct AuthController: Sendable {
         guard let user = try await identity.users.user(email: body.email) else { throw Problem.notFound("user") }
         let tokens = try await identity.tokens.issue(for: user)
         return try context.json(SessionRepresentation(tokens, user: user))
-    }
-}
-
-/// Hex text to bytes, `0x` optional.
-enum HexBytes {
-    static func decode(_ text: String) -> [UInt8]? {
-        var digits = Substring(text)
-        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
-        guard digits.count % 2 == 0, !digits.isEmpty else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
-        return bytes
     }
 }

@@ -1,3 +1,5 @@
+import HubKernel
+
 /// The anonymous, short-lived id a payee's phone advertises over Bluetooth: 5 random bytes
 /// (40 bits, as the Gotchu app expects), written as 10 lower-case hex digits.
 ///
@@ -14,7 +16,7 @@ public struct EphemeralID: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses 10 hex digits (either case; `0x` allowed).
     public init?(hex text: String) {
-        guard let bytes = Hex.decode(text) else { return nil }
+        guard let bytes = HexText.decode(text) else { return nil }
         self.init(bytes: bytes)
     }
 
@@ -24,5 +26,5 @@ public struct EphemeralID: Hashable, Sendable, CustomStringConvertible {
         return EphemeralID(bytes: (0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) })!
     }
 
-    public var description: String { Hex.encode(bytes) }
+    public var description: String { HexText.encode(bytes) }
 }

@@ -53,9 +53,9 @@ struct AdvertisementRepresentation: Encodable, Sendable {
 
     init(_ eid: EphemeralID) {
         serviceUuid = Advertisement.serviceUUID
-        data = Hex.encode(Advertisement.serviceData(for: eid))
+        data = HexText.encode(Advertisement.serviceData(for: eid))
         localName = Advertisement.localName(for: eid)
-        localNameData = Hex.encode(Advertisement.localNameData(for: eid))
+        localNameData = HexText.encode(Advertisement.localNameData(for: eid))
     }
 }
 
@@ -124,42 +124,4 @@ struct SessionWithLockRepresentation: Encodable, Sendable {
 struct SessionDetailRepresentation: Encodable, Sendable {
     var session: SessionRepresentation
     var locks: [LockRepresentation]
-}
-
-enum Hex {
-    static func encode(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func decode(_ text: String) -> [UInt8]? {
-        var digits = Substring(text)
-        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
-        let utf8 = Array(digits.utf8)
-        guard utf8.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count / 2)
-        var index = 0
-        while index < utf8.count {
-            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x61...0x66: c - 0x61 + 10
-        case 0x41...0x46: c - 0x41 + 10
-        default: nil
-        }
-    }
 }

@@ -129,7 +129,7 @@ struct SessionsController: Sendable {
             }
             eid = parsed
         case (nil, let text?):
-            guard let bytes = Hex.decode(text), bytes.count <= 62 else {
+            guard let bytes = HexText.decode(text), bytes.count <= 62 else {
                 throw Problem.invalid("advertisement", "The advertising data is hex text of at most 62 bytes (advertisement and scan response).")
             }
             do {
