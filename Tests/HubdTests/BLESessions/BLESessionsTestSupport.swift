@@ -91,7 +91,7 @@ struct BLEAPI: Sendable {
     /// A user's wallet balance in EUR: what they may spend, and what is held.
     func wallet(_ user: String) async throws -> (available: UInt128, held: UInt128) {
         let account = try #require(try await ledger.account(AccountID.wallet(user: testUserID(user), asset: AssetCode("EUR")!)))
-        return (account.creditsPosted - account.debitsPosted - account.debitsPending, account.debitsPending)
+        return (account.available, account.debitsPending)
     }
 
     /// The types of the rail's events in order.

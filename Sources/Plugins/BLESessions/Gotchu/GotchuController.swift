@@ -45,7 +45,7 @@ struct GotchuController: Sendable {
         guard let principal = context.principal else { return failure(.unauthorized, "unauthorized", context) }
         let walletID = AccountID.wallet(user: principal.userID, asset: asset)
         guard let wallet = try await service.ledger.account(walletID) else { return failure(.notFound, "wallet not found", context) }
-        guard let available = Int64(exactly: wallet.creditsPosted - wallet.debitsPosted - wallet.debitsPending) else {
+        guard let available = Int64(exactly: wallet.available) else {
             return failure(.internalServerError, "balance beyond the compatible range", context)
         }
         let transfers = try await service.ledger.recentTransfers(account: walletID, limit: 40)
@@ -119,16 +119,14 @@ struct GotchuController: Sendable {
         }
         let asset = self.asset
         return try await answer(context, sending: true) {
-            let paid: (PaymentSession, SessionLock)
             do {
-                paid = try await service.pay(sid, payer: principal.userID)
+                _ = try await service.pay(sid, payer: principal.userID)
             } catch let problem as Problem where problem.code == "session_not_locked" {
                 _ = try await service.lock(sid, payer: principal.userID)
-                paid = try await service.pay(sid, payer: principal.userID)
+                _ = try await service.pay(sid, payer: principal.userID)
             }
             let wallet = try await service.ledger.account(AccountID.wallet(user: principal.userID, asset: asset))
-            let balance = wallet.map { $0.creditsPosted - $0.debitsPosted - $0.debitsPending } ?? 0
-            _ = paid
+            let balance = wallet?.available ?? 0
             guard let cents = Int64(exactly: balance) else { throw Problem.invalid("amount", "balance beyond the compatible range") }
             return GotchuShapes.SendResponse(newBalanceCents: cents)
         }
