@@ -67,7 +67,7 @@ struct EventsAPITests {
                     #expect($0.status == .created)
                 }
             }
-            let firstIDs = try first.finish()
+            let firstIDs = try await first.finish()
             let last = try await hub.database.read { try EventLog.lastSequence(on: $0) }
             #expect(last == before + 3)
             #expect(firstIDs == Array(3...last), "first connection: \(firstIDs)")
@@ -76,7 +76,7 @@ struct EventsAPITests {
             let pay = jsonBody(["debit_account_id": aliceWallet, "credit_account_id": bobWallet, "amount": "4", "asset": "EVT"])
             try await client.execute(uri: "/v1/ledger/transfers", method: .post, headers: LedgerAPITests.alice + jsonHeaders, body: pay) { _ in }
             let second = try SSEClient.start(port: port, lastEventID: resumeFrom, seconds: Self.streamWindow)
-            let secondIDs = try second.finish()
+            let secondIDs = try await second.finish()
             #expect(secondIDs == Array((resumeFrom + 1)...(last + 1)), "second connection: \(secondIDs)")
         }
     }
@@ -105,11 +105,27 @@ struct SSEClient {
     }
 
     /// Waits for curl to stop and returns the sequence of every event received, in order.
-    func finish() throws -> [Int64] {
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+    ///
+    /// The blocking read runs on a thread of its own: on a 2-core machine Swift's cooperative pool
+    /// has two threads, and blocking one of them for the whole window stalled every other test's
+    /// async work (webhook receivers answered late, deliveries timed out and were sent twice).
+    func finish() async throws -> [Int64] {
+        let parts = UncheckedBox((process, output.fileHandleForReading))
+        let data: Data = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let data = parts.value.1.readDataToEndOfFile()
+                parts.value.0.waitUntilExit()
+                continuation.resume(returning: data)
+            }
+        }
         return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
             line.hasPrefix("id: ") ? Int64(line.dropFirst(4)) : nil
         }
     }
+}
+
+/// Hands values that are used by one thread at a time to that thread.
+private final class UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
