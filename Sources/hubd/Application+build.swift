@@ -33,7 +33,7 @@ func buildRouter(hub: Hub) -> Router<HubRequestContext> {
     AuthController(identity: hub.identity, limiter: hub.limiter, devLogin: hub.devLogin, credentialsChanged: hub.credentialsChanged)
         .addRoutes(to: v1)
     UsersController(identity: hub.identity, credentialsChanged: hub.credentialsChanged).addRoutes(to: v1)
-    LedgerController(ledger: hub.ledger, userExists: hub.userExists).addRoutes(to: v1)
+    LedgerController(ledger: hub.ledger, railIDs: Set(hub.plugins.builtIn.map { $0.id }), userExists: hub.userExists).addRoutes(to: v1)
     LedgerStatsController(ledger: hub.ledger).addRoutes(to: v1)
     EventsController(bus: hub.bus).addRoutes(to: v1)
     WebhooksController(store: hub.webhooks, nudge: { [dispatcher = hub.webhookDispatcher] in dispatcher.nudge() }).addRoutes(to: v1)

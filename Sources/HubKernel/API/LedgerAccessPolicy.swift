@@ -1,9 +1,13 @@
 /// Who may see and move what in the ledger (the authorisation matrix of the ledger endpoints).
 ///
 /// - Admins: everything.
-/// - Organisers: their own accounts, and every account of an asset they organise, including its
-///   issuance account (which is how they mint).
+/// - Organisers: see every account of an asset they organise; move money out of their own
+///   accounts and out of that asset's issuance account (which is how they mint; burning is a
+///   transfer into it). A member's wallet is the member's alone, whoever organises its asset.
 /// - Members: their own accounts only.
+///
+/// Whatever the role, accounts a rail manages are moved by that rail alone (the ledger checks
+/// that itself, see `LedgerBatch.railOwnershipRefusal`).
 ///
 /// Pure functions of the caller and the records, so the matrix is tested without HTTP.
 struct LedgerAccessPolicy: Sendable {
@@ -26,7 +30,7 @@ struct LedgerAccessPolicy: Sendable {
 
     /// Moving money out of an account (posting or holding with it on the debit side).
     func canDebit(_ account: Account, asset: Asset?) -> Bool {
-        principal.isAdmin || owns(account) || organises(asset)
+        principal.isAdmin || owns(account) || (organises(asset) && account.id == asset?.issuanceAccountID)
     }
 
     /// Posting or voiding a hold: whoever may debit its debit account, or the owner of its credit
@@ -35,11 +39,15 @@ struct LedgerAccessPolicy: Sendable {
         canDebit(debit, asset: debitAsset) || owns(credit)
     }
 
-    /// Creating an account: admins any; organisers any on an asset they organise; everybody their
-    /// own, and then only a wallet that cannot go negative.
+    /// Creating an account: admins any; everybody else only accounts that cannot go negative (an
+    /// account that may go negative mints money, and issuance is the one place that does): their
+    /// own wallets, and organisers also wallets for others and organisation accounts on an asset
+    /// they organise.
     func canCreate(_ new: NewAccount, asset: Asset?) -> Bool {
-        if principal.isAdmin || organises(asset) { return true }
-        return new.owner.kind == .user && new.owner.id == principal.userID.description && new.flags == [.debitsMustNotExceedCredits]
+        if principal.isAdmin { return true }
+        guard new.flags == [.debitsMustNotExceedCredits] else { return false }
+        if organises(asset) { return new.owner.kind != .system }
+        return new.owner.kind == .user && new.owner.id == principal.userID.description
     }
 
     /// Creating an asset: admins and organisers.

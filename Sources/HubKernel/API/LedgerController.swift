@@ -6,9 +6,13 @@ public struct LedgerController: Sendable {
     let ledger: Ledger
     /// Whether a user id names an existing user (the identity service answers).
     let userExists: @Sendable (String) async throws -> Bool
+    /// The ids of the rails built into this hub. A kernel client may not name one in `ref.rail`
+    /// (that is how the ledger knows a rail's own transfers), nor resolve a rail's holds.
+    let railIDs: Set<String>
 
-    public init(ledger: Ledger, userExists: @escaping @Sendable (String) async throws -> Bool) {
+    public init(ledger: Ledger, railIDs: Set<String> = [], userExists: @escaping @Sendable (String) async throws -> Bool) {
         self.ledger = ledger
+        self.railIDs = railIDs
         self.userExists = userExists
     }
 
@@ -97,7 +101,7 @@ public struct LedgerController: Sendable {
             throw Problem.invalid("asset", "No asset with this code.", code: TransferError.Code.assetNotFound.rawValue)
         }
         guard LedgerAccessPolicy(principal: principal).canCreate(new, asset: assetRecord) else {
-            throw Problem.forbidden("You may create only your own wallet accounts, which cannot go negative.")
+            throw Problem.forbidden("Accounts that may go negative are created by admins alone; you may create wallets (which cannot go negative) for yourself, and as an organiser for others on an asset you organise.")
         }
         if new.owner.kind == .user, new.owner.id != principal.userID.description, try await !userExists(new.owner.id) {
             throw Problem.invalid("owner.id", "No user with this id.")
@@ -215,6 +219,7 @@ public struct LedgerController: Sendable {
         guard policy.canResolve(debit: debit, credit: credit, debitAsset: try await ledger.asset(debit.asset)) else {
             throw Problem.notFound("pending transfer")
         }
+        if let refusal = railHoldRefusal(pending, field: "id") { throw refusal }
         // A hold resolves once, so an id derived from it makes a retry without an id answer `exists`.
         let id = try body.id.map { try LedgerRequestParsing.transferID($0, field: "id") } ?? DerivedID.transfer(resolving: pendingID, post: post)
         let action: TransferAction = post ? .postPending(pendingID: pendingID, amount: body.amount?.value) : .voidPending(pendingID: pendingID)
@@ -271,6 +276,13 @@ public struct LedgerController: Sendable {
     // MARK: Helpers
 
     private func transferRequest(_ item: TransferItemRequest, index: Int?) throws -> TransferRequest {
+        if let rail = item.ref?.rail, railIDs.contains(rail) {
+            throw TransferError(
+                .ownedByRail,
+                "ref.rail '\(rail)' names a rail of this hub: only that rail records transfers in its name",
+                field: index.map { "transfers[\($0)].ref.rail" } ?? "ref.rail"
+            )
+        }
         let id = try item.id.map { try LedgerRequestParsing.transferID($0, field: index.map { "transfers[\($0)].id" } ?? "id") } ?? .timeOrdered()
         return TransferRequest(
             id: id,
@@ -285,6 +297,17 @@ public struct LedgerController: Sendable {
     /// in `transfers` before anything is submitted, so a refused batch changes nothing. Accounts the
     /// caller may not see are reported as not found, like accounts that do not exist.
     private func authorise(_ transfers: [TransferRequest], principal: Principal, fieldPrefix: (Int) -> String) async throws {
+        // A rail's holds are resolved by the rail, whoever asks (admins included): its state
+        // machine (a BLE lock, a chain's cash-out) would otherwise disagree with the ledger.
+        for (index, transfer) in transfers.enumerated() {
+            switch transfer.action {
+            case .postPending(let pendingID, _), .voidPending(let pendingID):
+                if let pending = try await ledger.transfer(pendingID), let refusal = railHoldRefusal(pending, field: fieldPrefix(index) + "pending_id") {
+                    throw refusal
+                }
+            case .post, .hold: continue
+            }
+        }
         if principal.isAdmin { return }
         let policy = LedgerAccessPolicy(principal: principal)
         for (index, transfer) in transfers.enumerated() {
@@ -314,6 +337,12 @@ public struct LedgerController: Sendable {
                 }
             }
         }
+    }
+
+    /// `owned_by_rail` for a hold that a rail made (its `ref.rail` names one of this hub's rails).
+    private func railHoldRefusal(_ hold: Transfer, field: String) -> TransferError? {
+        guard let rail = hold.reference?.rail, railIDs.contains(rail) else { return nil }
+        return TransferError(.ownedByRail, "hold \(hold.id) belongs to the rail '\(rail)': only that rail posts or voids it", field: field)
     }
 
     private func canView(_ account: Account, principal: Principal) async throws -> Bool {

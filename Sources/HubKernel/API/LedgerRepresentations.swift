@@ -7,6 +7,8 @@ struct AssetRepresentation: Encodable, Sendable {
     var issuanceAccountId: String
     var organiserId: String?
     var createdAt: String
+    /// The rail that owns the asset and alone moves its money; absent for kernel assets.
+    var rail: String?
 
     init(_ asset: Asset) {
         code = asset.code.rawValue
@@ -15,6 +17,7 @@ struct AssetRepresentation: Encodable, Sendable {
         issuanceAccountId = asset.issuanceAccountID.description
         organiserId = asset.organiserID
         createdAt = asset.createdAt.description
+        rail = asset.rail
     }
 }
 
@@ -41,6 +44,8 @@ struct AccountRepresentation: Encodable, Sendable {
     var balances: BalancesRepresentation
     var metadata: [String: String]
     var createdAt: String
+    /// The rail that manages the account and alone moves its money; absent for ordinary accounts.
+    var rail: String?
 
     init(_ account: Account) {
         id = account.id.description
@@ -57,6 +62,7 @@ struct AccountRepresentation: Encodable, Sendable {
         )
         metadata = account.metadata
         createdAt = account.createdAt.description
+        rail = account.rail
     }
 }
 

@@ -55,6 +55,10 @@ public struct Account: Sendable, Equatable {
     public var creditsPending: UInt128
     public var metadata: [String: String]
     public var createdAt: LedgerTimestamp
+    /// The rail that manages this account (set at creation, never changed): only transfers that
+    /// name this rail in their `ref` move it, so the kernel API cannot touch money a rail mirrors
+    /// (a chain's balances) or holds for its own state machine. `nil` for ordinary accounts.
+    public var rail: String? = nil
 
     /// What a wallet (a credit-normal account) can still spend: credits posted, less debits posted
     /// and held. Zero when debits exceed that (possible only for accounts without the flag).
@@ -73,6 +77,9 @@ public struct NewAccount: Sendable, Equatable {
     public var code: String
     public var flags: AccountFlags
     public var metadata: [String: String]
+    /// The rail that will manage the account (see ``Account/rail``). Accounts of an asset a rail
+    /// owns must name that rail.
+    public var rail: String?
 
     public init(
         id: AccountID,
@@ -80,7 +87,8 @@ public struct NewAccount: Sendable, Equatable {
         owner: AccountOwner,
         code: String = "wallet",
         flags: AccountFlags = [.debitsMustNotExceedCredits],
-        metadata: [String: String] = [:]
+        metadata: [String: String] = [:],
+        rail: String? = nil
     ) {
         self.id = id
         self.asset = asset
@@ -88,5 +96,6 @@ public struct NewAccount: Sendable, Equatable {
         self.code = code
         self.flags = flags
         self.metadata = metadata
+        self.rail = rail
     }
 }

@@ -32,6 +32,9 @@ public struct Asset: Sendable, Equatable {
     /// The user who organises the asset (mints it, manages its accounts), if any.
     public var organiserID: String?
     public var createdAt: LedgerTimestamp
+    /// The rail that owns the asset (e.g. `localchain` for a chain's currency), if any. Its
+    /// accounts, the issuance account included, are moved by that rail alone.
+    public var rail: String? = nil
 
     /// The largest scale: 10^38 still fits in 128 bits.
     public static let maximumScale: UInt8 = 38
@@ -43,11 +46,14 @@ public struct NewAsset: Sendable, Equatable {
     public var scale: UInt8
     public var name: String
     public var organiserID: String?
+    /// The rail creating the asset as its own (see ``Asset/rail``); `nil` for kernel assets.
+    public var rail: String?
 
-    public init(code: AssetCode, scale: UInt8, name: String, organiserID: String? = nil) {
+    public init(code: AssetCode, scale: UInt8, name: String, organiserID: String? = nil, rail: String? = nil) {
         self.code = code
         self.scale = scale
         self.name = name
         self.organiserID = organiserID
+        self.rail = rail
     }
 }

@@ -3,8 +3,18 @@
 /// so they are serialised with transfer batches all the same.
 extension Ledger {
     /// Creates an asset and its issuance account, or returns the existing asset when the fields
-    /// match.
+    /// match. A code inside a prefix a rail reserved (``reserveAssetCodes(prefix:rail:)``) is
+    /// created only by that rail; an existing asset with another owner is a conflict, never adopted.
     public func createAsset(_ new: NewAsset) async throws -> CreateResult<Asset> {
+        if let owner = assetCodeReservations.rail(reserving: new.code), owner != new.rail {
+            return .failed(
+                TransferError(
+                    .assetCodeReserved,
+                    "asset codes starting with \(assetCodeReservations.prefix(reserving: new.code) ?? "") belong to the rail '\(owner)'",
+                    field: "code"
+                )
+            )
+        }
         guard new.scale <= Asset.maximumScale else {
             return .failed(TransferError(.invalidField, "scale must be 0 to \(Asset.maximumScale)", field: "scale"))
         }
@@ -24,6 +34,18 @@ extension Ledger {
                 if existing.name != new.name {
                     return .failed(TransferError(.existsWithDifferentFields, "asset \(new.code) exists with another name", field: "name"))
                 }
+                if existing.rail != new.rail {
+                    // A rail must never take over an asset somebody else created and minted (its
+                    // mirror would disagree with the ledger from the first block), nor a kernel
+                    // client an asset a rail owns.
+                    return .failed(
+                        TransferError(
+                            .existsWithDifferentFields,
+                            "asset \(new.code) exists and is owned by \(existing.rail.map { "the rail '\($0)'" } ?? "the kernel, not a rail")",
+                            field: "code"
+                        )
+                    )
+                }
                 if existing.organiserID != new.organiserID {
                     return .failed(
                         TransferError(.existsWithDifferentFields, "asset \(new.code) exists with another organiser", field: "organiser_id")
@@ -37,13 +59,14 @@ extension Ledger {
                 name: new.name,
                 issuanceAccountID: .random(),
                 organiserID: new.organiserID,
-                createdAt: createdAt
+                createdAt: createdAt,
+                rail: new.rail
             )
             try connection.execute(
-                "INSERT INTO ledger_assets (code, scale, name, issuance_account_id, organiser_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+                "INSERT INTO ledger_assets (code, scale, name, issuance_account_id, organiser_id, created_at, rail) VALUES ($1, $2, $3, $4, $5, $6, $7)",
                 [
                     .text(asset.code.rawValue), .int(Int64(asset.scale)), .text(asset.name), asset.issuanceAccountID.sqlValue,
-                    asset.organiserID.map(SQLValue.text) ?? .null, createdAt.sqlValue,
+                    asset.organiserID.map(SQLValue.text) ?? .null, createdAt.sqlValue, .optional(asset.rail.map(SQLValue.text)),
                 ]
             )
             let issuance = Account(
@@ -57,7 +80,8 @@ extension Ledger {
                 debitsPending: 0,
                 creditsPending: 0,
                 metadata: [:],
-                createdAt: createdAt
+                createdAt: createdAt,
+                rail: asset.rail
             )
             try connection.insertMany(into: "ledger_accounts", columns: LedgerStore.accountColumns, rows: [LedgerStore.values(issuance)])
             var json = JSONWriter()
@@ -68,6 +92,7 @@ extension Ledger {
             json.field("name", asset.name)
             json.field("issuance_account_id", asset.issuanceAccountID.description)
             json.field("organiser_id", asset.organiserID)
+            json.field("rail", asset.rail)
             json.endObject()
             try EventLog.append(
                 [
@@ -109,9 +134,11 @@ extension Ledger {
             existing[account.id] = account
         }
         let assetCodes = Set(accounts.map(\.asset.rawValue)).sorted()
-        let knownAssets = Set(
-            try connection.selectIn("SELECT code FROM ledger_assets WHERE code", keys: assetCodes.map(SQLValue.text)).map { try $0.text(0) }
-        )
+        // Each known asset's owning rail ("" for none): accounts of a rail's asset are that rail's.
+        var assetRails: [String: String] = [:]
+        for row in try connection.selectIn("SELECT code, rail FROM ledger_assets WHERE code", keys: assetCodes.map(SQLValue.text)) {
+            assetRails[try row.text(0)] = try row.optionalText(1) ?? ""
+        }
         var results: [CreateResult<Account>] = []
         var inserted: [Account] = []
         var events: [NewEvent] = []
@@ -130,8 +157,20 @@ extension Ledger {
                 results.append(.failed(error))
                 continue
             }
-            guard knownAssets.contains(new.asset.rawValue) else {
+            guard let assetRail = assetRails[new.asset.rawValue] else {
                 results.append(.failed(TransferError(.assetNotFound, "asset \(new.asset) does not exist", field: "asset")))
+                continue
+            }
+            if !assetRail.isEmpty && new.rail != assetRail {
+                results.append(
+                    .failed(
+                        TransferError(
+                            .ownedByRail,
+                            "asset \(new.asset) belongs to the rail '\(assetRail)': only that rail opens its accounts",
+                            field: "asset"
+                        )
+                    )
+                )
                 continue
             }
             let createdAt = timestamp
@@ -147,7 +186,8 @@ extension Ledger {
                 debitsPending: 0,
                 creditsPending: 0,
                 metadata: new.metadata,
-                createdAt: createdAt
+                createdAt: createdAt,
+                rail: new.rail
             )
             existing[account.id] = account
             inserted.append(account)
@@ -183,7 +223,7 @@ extension Ledger {
         }
     }
 
-    static let selectAssets = "SELECT code, scale, name, issuance_account_id, created_at, organiser_id FROM ledger_assets"
+    static let selectAssets = "SELECT code, scale, name, issuance_account_id, created_at, organiser_id, rail FROM ledger_assets"
 
     static func asset(_ row: SQLRow) throws -> Asset {
         let codeText = try row.text(0)
@@ -194,7 +234,8 @@ extension Ledger {
             name: try row.text(2),
             issuanceAccountID: try AccountID(row: row, 3),
             organiserID: try row.optionalText(5),
-            createdAt: try LedgerTimestamp(row: row, 4)
+            createdAt: try LedgerTimestamp(row: row, 4),
+            rail: try row.optionalText(6)
         )
     }
 
@@ -221,6 +262,7 @@ extension Ledger {
         if stored.code != new.code { return "code" }
         if stored.flags != new.flags { return "flags" }
         if stored.metadata != new.metadata { return "metadata" }
+        if stored.rail != new.rail { return "rail" }
         return nil
     }
 

@@ -34,6 +34,8 @@ public final class Ledger: Sendable {
     let writer: LedgerWriter
     let logger: Logger
     let observer: LedgerObserver
+    /// Asset-code ranges rails keep for themselves (see ``reserveAssetCodes(prefix:rail:)``).
+    let assetCodeReservations = AssetCodeReservations()
 
     /// The kernel's migrations (ledger, counters, event outbox).
     public static var migrations: [Migration] { KernelMigrations.all }
@@ -60,6 +62,18 @@ public final class Ledger: Sendable {
     /// The writer and the expiry sweeper. Run them for as long as the ledger is used.
     public var services: [any Service] {
         [writer, PendingExpiryService(ledger: self, interval: configuration.expiryInterval, logger: logger)]
+    }
+
+    /// Reserves the asset codes starting with `prefix` for `rail`: ``createAsset(_:)`` then
+    /// creates them only with `NewAsset.rail == rail`, and refuses everybody else with
+    /// `asset_code_reserved`. Rails call it when they are constructed.
+    public func reserveAssetCodes(prefix: String, rail: String) {
+        assetCodeReservations.reserve(prefix: prefix, rail: rail)
+    }
+
+    /// The rail that reserved `code`'s range, if any.
+    public func railReserving(_ code: AssetCode) -> String? {
+        assetCodeReservations.rail(reserving: code)
     }
 
     // MARK: Transfers

@@ -176,6 +176,12 @@ struct LedgerBatch {
         guard var creditAccount = accounts[credit] else {
             return .failed(TransferError(.creditAccountNotFound, "credit account \(credit) does not exist", field: "credit_account_id"))
         }
+        if let refusal = Self.railOwnershipRefusal(
+            request,
+            accounts: [(debitAccount, "debit_account_id"), (creditAccount, "credit_account_id")]
+        ) {
+            return .failed(refusal)
+        }
         guard debitAccount.asset == asset else {
             return .failed(
                 TransferError(.assetMismatch, "debit account \(debit) holds \(debitAccount.asset), not \(asset)", field: "asset")
@@ -294,6 +300,9 @@ struct LedgerBatch {
         guard var debitAccount = accounts[hold.debitAccountID], var creditAccount = accounts[hold.creditAccountID] else {
             // The store loads both accounts of every hold a batch resolves.
             preconditionFailure("accounts of pending transfer \(pendingID) were not loaded")
+        }
+        if let refusal = Self.railOwnershipRefusal(request, accounts: [(debitAccount, "pending_id"), (creditAccount, "pending_id")]) {
+            return .failed(refusal)
         }
         if post {
             // The hold already counted `hold.amount` against both accounts' totals and flags, and

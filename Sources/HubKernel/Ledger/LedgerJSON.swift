@@ -47,6 +47,7 @@ enum LedgerJSON {
         json.field("credits_pending", String(a.creditsPending))
         json.stringMap("metadata", a.metadata)
         json.field("created_at", String(a.createdAt.nanoseconds))
+        json.field("rail", a.rail)
         json.endObject()
         return json.text
     }

@@ -86,6 +86,12 @@ enum KernelMigrations {
     static let ledgerAdditions: [Migration] = [
         // The user who organises an asset: may mint it through its issuance account and manage its
         // accounts. NULL for assets created by admins or by rails.
-        Migration("006_asset_organiser", portable: "ALTER TABLE ledger_assets ADD COLUMN organiser_id TEXT;")
+        Migration("006_asset_organiser", portable: "ALTER TABLE ledger_assets ADD COLUMN organiser_id TEXT;"),
+        // The rail that owns an asset or manages an account: only transfers naming that rail move
+        // it (LedgerBatch+RailOwnership). NULL for the kernel's own assets and accounts.
+        Migration(
+            "007_rail_ownership",
+            portable: "ALTER TABLE ledger_assets ADD COLUMN rail TEXT; ALTER TABLE ledger_accounts ADD COLUMN rail TEXT;"
+        ),
     ]
 }

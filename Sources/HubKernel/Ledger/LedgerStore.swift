@@ -9,7 +9,7 @@ enum LedgerStore {
     ]
     static let accountColumns = [
         "id", "asset", "owner_kind", "owner_id", "code", "flags", "debits_posted", "credits_posted",
-        "debits_pending", "credits_pending", "metadata", "created_at",
+        "debits_pending", "credits_pending", "metadata", "created_at", "rail",
     ]
     static let pendingColumns = ["transfer_id", "state", "expires_at", "resolved_by", "resolved_at"]
 
@@ -73,7 +73,8 @@ enum LedgerStore {
             debitsPending: try row.uint128(8),
             creditsPending: try row.uint128(9),
             metadata: try decodeMetadata(try row.text(10)),
-            createdAt: try LedgerTimestamp(row: row, 11)
+            createdAt: try LedgerTimestamp(row: row, 11),
+            rail: try row.optionalText(12)
         )
     }
 
@@ -81,7 +82,7 @@ enum LedgerStore {
         [
             a.id.sqlValue, .text(a.asset.rawValue), .text(a.owner.kind.rawValue), .text(a.owner.id), .text(a.code),
             .int(Int64(a.flags.rawValue)), .uint128(a.debitsPosted), .uint128(a.creditsPosted), .uint128(a.debitsPending),
-            .uint128(a.creditsPending), .text(JSONWriter.encode(a.metadata)), a.createdAt.sqlValue,
+            .uint128(a.creditsPending), .text(JSONWriter.encode(a.metadata)), a.createdAt.sqlValue, .optional(a.rail.map(SQLValue.text)),
         ]
     }
 

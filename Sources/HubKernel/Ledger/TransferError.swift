@@ -28,6 +28,10 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let invalidField = Code("invalid_field")
         public static let batchTooLarge = Code("batch_too_large")
         public static let assetNotFound = Code("asset_not_found")
+        /// The account, its asset or the hold belongs to a rail, and the request does not come from it.
+        public static let ownedByRail = Code("owned_by_rail")
+        /// The asset code lies in a range a rail reserved for the assets it creates.
+        public static let assetCodeReserved = Code("asset_code_reserved")
     }
 
     public var code: Code

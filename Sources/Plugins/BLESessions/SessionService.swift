@@ -166,7 +166,7 @@ struct SessionService: Sendable {
             let hold = TransferRequest(
                 id: holdID,
                 action: .hold(debit: payerAccount, credit: session.payeeAccountID, amount: amount, asset: session.asset, timeoutSeconds: holdSeconds),
-                reference: TransferReference(rail: "ble-sessions", type: "session", id: session.id),
+                reference: Self.reference(session.id),
                 metadata: ["share": String(share)]
             )
             switch try tx.submit(hold) {
@@ -223,7 +223,12 @@ struct SessionService: Sendable {
                 return .refused(SessionProblem.lockExpired(lock))
             }
             let paymentID = TransferID.timeOrdered()
-            switch try tx.submit(TransferRequest(id: paymentID, action: .postPending(pendingID: lock.holdID, amount: nil))) {
+            let payment = TransferRequest(
+                id: paymentID,
+                action: .postPending(pendingID: lock.holdID, amount: nil),
+                reference: Self.reference(session.id)
+            )
+            switch try tx.submit(payment) {
             case .created, .exists: break
             case .failed(let error) where error.code == .pendingTransferExpired || error.code == .pendingTransferAlreadyVoided:
                 // The ledger's backstop timeout got there first; the money never moved.
@@ -334,9 +339,15 @@ struct SessionService: Sendable {
         return released
     }
 
+    /// Every transfer of the rail names it and its session: stats and the console count it as this
+    /// rail's, and the kernel API refuses to resolve its holds.
+    static func reference(_ sessionID: String) -> TransferReference {
+        TransferReference(rail: BLESessionsPlugin.id, type: "session", id: sessionID)
+    }
+
     /// Voids a lock's hold; a hold the ledger already expired or voided needs nothing more.
     private static func voidHold(_ lock: SessionLock, on tx: LedgerTransaction) throws {
-        let result = try tx.submit(TransferRequest(id: .timeOrdered(), action: .voidPending(pendingID: lock.holdID)))
+        let result = try tx.submit(TransferRequest(id: .timeOrdered(), action: .voidPending(pendingID: lock.holdID), reference: reference(lock.sessionID)))
         if case .failed(let error) = result,
             error.code != .pendingTransferExpired && error.code != .pendingTransferAlreadyVoided
         {

@@ -91,7 +91,8 @@ struct BlockSealer: Service {
                 owner: .system("localchain:\(chainID):\(address)"),
                 code: "localchain",
                 flags: [.debitsMustNotExceedCredits],
-                metadata: ["chain_id": String(chainID), "address": address.description]
+                metadata: ["chain_id": String(chainID), "address": address.description],
+                rail: LocalChainPlugin.id
             )
         }
         for result in try tx.createAccounts(newAccounts) where result.value == nil {

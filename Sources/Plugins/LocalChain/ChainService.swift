@@ -32,7 +32,7 @@ struct ChainService: Sendable {
         // `exists`, so a crash before the chain row only leaves an asset the retry reuses.
         let asset: Asset
         switch try await context.ledger.createAsset(
-            NewAsset(code: assetCode, scale: new.decimals, name: new.currencyName, organiserID: new.organiserID)
+            NewAsset(code: assetCode, scale: new.decimals, name: new.currencyName, organiserID: new.organiserID, rail: LocalChainPlugin.id)
         ) {
         case .created(let created), .exists(let created): asset = created
         case .failed(let error): throw Failure.assetConflict(error.message)

@@ -118,5 +118,8 @@ enum LocalChainIDs {
         return bytes.reduce(UInt128(0)) { ($0 << 8) | UInt128($1) }
     }
 
-    static func assetCode(chainID: UInt64) -> AssetCode { AssetCode("EVT-\(chainID)")! }
+    static func assetCode(chainID: UInt64) -> AssetCode { AssetCode(assetCodePrefix + String(chainID))! }
+    /// Every chain's asset code starts with this; the rail reserves the range in the ledger, so
+    /// nobody else can create (and pre-mint) the asset of a chain that does not exist yet.
+    static let assetCodePrefix = "EVT-"
 }

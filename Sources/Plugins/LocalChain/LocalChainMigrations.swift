@@ -2,7 +2,7 @@ import HubKernel
 
 /// The rail's tables (prefix `localchain_`). Released migrations are never edited.
 enum LocalChainMigrations {
-    static let all: [Migration] = [chains, accounts, pool, blocks, transactions, topups, relays]
+    static let all: [Migration] = [chains, accounts, pool, blocks, transactions, topups, relays, railOwnership]
 
     /// One row per event chain: its settings, its validator (address and sealed key) and its head.
     static let chains = Migration(
@@ -144,4 +144,16 @@ enum LocalChainMigrations {
     /// Chains this hub relays: `upstream` is the hub they are synced from (NULL for chains it
     /// validates itself). A relayed chain is never sealed here and has no sealed key.
     static let relays = Migration("007_relays", portable: "ALTER TABLE localchain_chains ADD COLUMN upstream TEXT;")
+
+    /// Chains created before the ledger knew rail ownership: their assets and every account of
+    /// them (mirrors and issuance) become the rail's, so the kernel API can no longer move them.
+    /// The one place the rail writes ledger tables itself: a one-time upgrade of rows it created,
+    /// after the kernel's `007_rail_ownership` added the column (kernel migrations run first).
+    static let railOwnership = Migration(
+        "008_rail_ownership",
+        portable: """
+            UPDATE ledger_assets SET rail = 'localchain' WHERE code IN (SELECT asset FROM localchain_chains);
+            UPDATE ledger_accounts SET rail = 'localchain' WHERE asset IN (SELECT asset FROM localchain_chains);
+            """
+    )
 }

@@ -15,6 +15,7 @@ public struct LocalChainPlugin: RailPlugin {
 
     public init(context: PluginContext, config: PluginConfig) throws {
         self.context = context
+        context.ledger.reserveAssetCodes(prefix: LocalChainIDs.assetCodePrefix, rail: Self.id)
         self.configuration = try LocalChainConfiguration(config)
         // No I/O here: the key file is read (or created) at first use.
         self.vault = ValidatorKeyVault(path: configuration.keyFile)
