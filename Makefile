@@ -4,7 +4,7 @@
 ARGS ?=
 
 .DEFAULT_GOAL := build
-.PHONY: test contract-test browser-test run bench-ledger bench-http bench-ble-sessions bench-chainkit build format
+.PHONY: test contract-test browser-test security-attacks run bench-ledger bench-http bench-ble-sessions bench-chainkit build format
 
 test:
 	bash scripts/test.sh $(ARGS)
@@ -14,6 +14,9 @@ contract-test:
 
 browser-test:
 	bash scripts/browser-test.sh
+
+security-attacks:
+	bash scripts/security-attacks.sh
 
 run:
 	bash scripts/install-deps.sh --no-postgres

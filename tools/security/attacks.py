@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Replays the attacks of issue #12 against a live hubd and expects each to be refused.
+
+  attacks.py BASE_URL ADMIN_TOKEN
+
+Black-box: only the public HTTP API, as an attacker or a careless client would use it (users,
+tokens and keys made through the API itself; transactions signed with eth-account). Every attack
+prints one line, `refused` or `ACCEPTED`, with what the hub answered; the script exits 1 when any
+attack got through. Run by scripts/security-attacks.sh (in .ci/run).
+"""
+
+import json
+import secrets
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+from eth_account import Account
+
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+RESULTS = []
+
+
+def call(method, url, body=None, token=None, headers=None, raw=None):
+    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+    req = urllib.request.Request(url, data=data, method=method)
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    for name, value in (headers or {}).items():
+        req.add_header(name, value)
+    try:
+        with OPENER.open(req, timeout=30) as response:
+            status, payload = response.status, response.read()
+    except urllib.error.HTTPError as error:
+        status, payload = error.code, error.read()
+    try:
+        return status, json.loads(payload)
+    except ValueError:
+        return status, payload.decode(errors="replace")
+
+
+def must(status, payload, wanted, what):
+    """Setup steps must succeed, or the attacks after them prove nothing."""
+    if status not in wanted:
+        print(f"setup failed: {what}: {status} {payload}", file=sys.stderr)
+        sys.exit(2)
+    return payload
+
+
+def attack(item, what, status, payload, refused_statuses, code=None):
+    """Records one attack: refused when the status is one of `refused_statuses` (and, if given,
+    the problem code is `code`)."""
+    got_code = payload.get("code") if isinstance(payload, dict) else None
+    refused = status in refused_statuses and (code is None or got_code == code)
+    RESULTS.append(refused)
+    verdict = "refused " if refused else "ACCEPTED"
+    print(f"#{item:<3} {verdict} {what}: {status} {got_code or ''}".rstrip())
+    if not refused:
+        print(f"      answer: {json.dumps(payload)[:400]}")
+
+
+class Hub:
+    def __init__(self, base, admin_token):
+        self.base = base
+        self.admin = admin_token
+
+    def __call__(self, method, path, body=None, token=None, **kwargs):
+        return call(method, self.base + path, body, token, **kwargs)
+
+    def user(self, name, roles):
+        email = f"{name}-{secrets.token_hex(4)}@example.test"
+        password = secrets.token_urlsafe(18)
+        status, user = self("POST", "/v1/users", {"email": email, "display_name": name.title(), "roles": roles, "password": password}, self.admin)
+        must(status, user, {201}, f"create {name}")
+        status, tokens = self("POST", "/v1/auth/login", {"email": email, "password": password})
+        tokens = must(status, tokens, {200}, f"log in {name}")
+        return user["id"], tokens["access_token"], tokens.get("refresh_token")
+
+
+def main(base, admin_token):
+    hub = Hub(base, admin_token)
+    org_id, org, _ = hub.user("organiser", ["organiser"])
+    alice_id, alice, alice_refresh = hub.user("alice", ["member"])
+    bob_id, bob, _ = hub.user("bob", ["member"])
+
+    # A kernel asset the organiser runs, with member wallets.
+    code = "FEST" + secrets.token_hex(2).upper()
+    asset = must(*hub("POST", "/v1/assets", {"code": code, "scale": 2, "name": "Fest money"}, org), {201}, "create asset")
+    issuance = asset["issuance_account_id"]
+    wallets = {}
+    for user_id, token in [(alice_id, alice), (bob_id, bob), (org_id, org)]:
+        wallets[user_id] = must(*hub("PUT", f"/v1/users/{user_id}/wallets/{code}", None, token), {201, 200}, "wallet")["id"]
+    must(*hub("POST", "/v1/ledger/transfers", {"debit_account_id": issuance, "credit_account_id": wallets[alice_id], "amount": "4500", "asset": code}, org), {201}, "mint")
+
+    # 4. An organiser moves a member's money.
+    status, payload = hub(
+        "POST", "/v1/ledger/transfers",
+        {"debit_account_id": wallets[alice_id], "credit_account_id": wallets[org_id], "amount": "100", "asset": code}, org,
+    )
+    attack(4, "organiser debits a member's wallet", status, payload, {403, 404, 422})
+    status, payload = hub("POST", "/v1/ledger/accounts", {"asset": code, "flags": []}, org)
+    attack(4, "organiser opens an account that may go negative", status, payload, {403, 422})
+
+    # 1, 2. A local chain's money moved from outside the chain; its asset squatted.
+    chain_id = 900_000 + secrets.randbelow(90_000)
+    status, payload = hub("POST", "/v1/assets", {"code": f"EVT-{chain_id + 1}", "scale": 2, "name": "Squat"}, org)
+    attack(2, "organiser creates the asset of a future chain", status, payload, {409, 422}, "asset_code_reserved")
+    chain = {"chain_id": chain_id, "name": "Fest", "currency_name": "Fest Token", "symbol": "FEST", "decimals": 2, "block_interval_ms": 100}
+    must(*hub("POST", "/v1/rails/localchain/chains", chain, org), {201}, "create chain")
+    holder = Account.create()
+    must(*hub("POST", f"/v1/rails/localchain/chains/{chain_id}/grants", {"to": holder.address, "amount": "1000"}, org), {202}, "grant")
+    mirror = None
+    for _ in range(200):
+        status, account = hub("GET", f"/v1/rails/localchain/chains/{chain_id}/accounts/{holder.address}", None, org)
+        if status == 200 and account.get("ledger_account_id"):
+            mirror = account["ledger_account_id"]
+            break
+        time.sleep(0.05)
+    chain_asset = must(*hub("GET", f"/v1/assets/EVT-{chain_id}", None, admin_token), {200}, "chain asset")
+    if mirror:
+        status, payload = hub(
+            "POST", "/v1/ledger/transfers",
+            {"debit_account_id": mirror, "credit_account_id": chain_asset["issuance_account_id"], "amount": "400", "asset": f"EVT-{chain_id}"},
+            admin_token,
+        )
+        attack(1, "admin debits a chain's mirror account", status, payload, {422}, "owned_by_rail")
+    status, payload = hub(
+        "POST", "/v1/ledger/accounts", {"asset": f"EVT-{chain_id}"}, admin_token,
+    )
+    attack(1, "admin opens an account of a chain's asset", status, payload, {422}, "owned_by_rail")
+    status, payload = hub(
+        "POST", "/v1/ledger/transfers",
+        {"debit_account_id": issuance, "credit_account_id": wallets[bob_id], "amount": "1", "asset": code, "ref": {"rail": "localchain", "type": "transaction", "id": "x"}},
+        org,
+    )
+    attack(1, "a kernel client names a rail in ref.rail", status, payload, {422}, "owned_by_rail")
+
+    # 19. Unknown members are refused, not ignored.
+    status, payload = hub("POST", "/v1/users", {"email": f"x{secrets.token_hex(3)}@example.test", "display_name": "X", "role": "organiser"}, admin_token)
+    attack(19, "`role` instead of `roles` when creating a user", status, payload, {422})
+
+    # 16. Numbers of the wrong kind name the field.
+    status, payload = hub("POST", "/v1/assets", {"code": "NEG" + secrets.token_hex(2).upper(), "scale": -1, "name": "Negative"}, admin_token)
+    attack(16, "scale -1", status, payload, {422})
+
+    # 10. Names that spoof the reader.
+    status, payload = hub("POST", "/v1/users", {"email": f"rlo{secrets.token_hex(3)}@example.test", "display_name": "\u202eevil\u202c"}, admin_token)
+    attack(10, "display name with a right-to-left override", status, payload, {422})
+
+    # 9. Webhooks to the cloud metadata service.
+    status, payload = hub("POST", "/v1/webhooks", {"url": "http://169.254.169.254/latest/meta-data"}, admin_token)
+    attack(9, "webhook to 169.254.169.254", status, payload, {422})
+
+    # 7. Logout logs out.
+    must(*hub("POST", "/v1/auth/logout", {"refresh_token": alice_refresh}, alice), {200, 204}, "logout")
+    status, payload = hub("GET", "/v1/users/me", None, alice)
+    attack(7, "access token used after logout", status, payload, {401})
+
+    refused = sum(RESULTS)
+    print(f"{refused} passed, {len(RESULTS) - refused} failed")
+    return 0 if all(RESULTS) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))
