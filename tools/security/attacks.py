@@ -116,18 +116,28 @@ def main(base, admin_token):
     mirror = None
     for _ in range(200):
         status, account = hub("GET", f"/v1/rails/localchain/chains/{chain_id}/accounts/{holder.address}", None, org)
+        # The mirror account exists in the ledger once the grant is sealed.
         if status == 200 and account.get("ledger_account_id"):
-            mirror = account["ledger_account_id"]
-            break
+            if hub("GET", f"/v1/ledger/accounts/{account['ledger_account_id']}", None, admin_token)[0] == 200:
+                mirror = account["ledger_account_id"]
+                break
         time.sleep(0.05)
+    if mirror is None:
+        print("setup failed: the grant was not sealed within 10 s", file=sys.stderr)
+        sys.exit(2)
     chain_asset = must(*hub("GET", f"/v1/assets/EVT-{chain_id}", None, admin_token), {200}, "chain asset")
-    if mirror:
-        status, payload = hub(
+    status, payload = hub(
             "POST", "/v1/ledger/transfers",
-            {"debit_account_id": mirror, "credit_account_id": chain_asset["issuance_account_id"], "amount": "400", "asset": f"EVT-{chain_id}"},
-            admin_token,
-        )
-        attack(1, "admin debits a chain's mirror account", status, payload, {422}, "owned_by_rail")
+        {"debit_account_id": mirror, "credit_account_id": chain_asset["issuance_account_id"], "amount": "400", "asset": f"EVT-{chain_id}"},
+        admin_token,
+    )
+    attack(1, "admin debits a chain's mirror account", status, payload, {422}, "owned_by_rail")
+    status, payload = hub(
+        "POST", "/v1/ledger/transfers",
+        {"debit_account_id": chain_asset["issuance_account_id"], "credit_account_id": mirror, "amount": "400", "asset": f"EVT-{chain_id}"},
+        org,
+    )
+    attack(1, "organiser mints a chain's currency off-chain", status, payload, {422}, "owned_by_rail")
     status, payload = hub(
         "POST", "/v1/ledger/accounts", {"asset": f"EVT-{chain_id}"}, admin_token,
     )
