@@ -38,16 +38,7 @@ cat >"$work/plugins.json" <<JSON
   { "id": "ble-sessions", "config": {} }
 ] }
 JSON
-port=$(free_port)
-base=http://127.0.0.1:$port
-database=sqlite:$work/hub.sqlite
-HUB_LOG_LEVEL=notice "$hubd" serve --database-url "$database" --listen "127.0.0.1:$port" --plugins "$work/plugins.json" \
-    >"$work/hubd.log" 2>&1 &
-server_pid=$!
-wait_ready "$base" "$work/hubd.log"
-email=admin@example.test
-password=$(new_admin "$database" "$email")
-token=$(printf '%s\n' "$password" | python3 tools/contract/hubapi.py login "$base" "$email") || die "could not log in"
+serve_sqlite_hubd "$work" "$work/plugins.json"
 
 status=0
 "$venv/bin/python" tools/security/attacks.py "$base" "$token" || status=$?

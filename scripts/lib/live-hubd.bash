@@ -44,3 +44,21 @@ new_admin() {
         die "hubd admin create failed"
     printf '%s\n' "$password"
 }
+
+# serve_sqlite_hubd WORK PLUGINS_FILE: starts `$hubd serve` on a new SQLite database in WORK with
+# PLUGINS_FILE, on a free loopback port, waits until it is ready and logs in a new first admin.
+# Sets server_pid (stop it with stop_process), base (its URL), database (its URL) and token (the
+# admin's access token). The server's log is WORK/hubd.log.
+serve_sqlite_hubd() {
+    local work=$1 plugins=$2 port email password
+    port=$(free_port)
+    base=http://127.0.0.1:$port
+    database=sqlite:$work/hub.sqlite
+    HUB_LOG_LEVEL=notice "$hubd" serve --database-url "$database" --listen "127.0.0.1:$port" --plugins "$plugins" \
+        >"$work/hubd.log" 2>&1 &
+    server_pid=$!
+    wait_ready "$base" "$work/hubd.log"
+    email=admin@example.test
+    password=$(new_admin "$database" "$email")
+    token=$(printf '%s\n' "$password" | python3 "$root/tools/contract/hubapi.py" login "$base" "$email") || die "could not log in"
+}

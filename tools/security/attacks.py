@@ -10,45 +10,17 @@ attack got through. Run by scripts/security-attacks.sh (in .ci/run).
 """
 
 import json
+import os
 import secrets
 import sys
 import time
-import urllib.error
-import urllib.request
-import uuid
 
 from eth_account import Account
 
-OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "contract"))
+from hubapi import expect, request  # noqa: E402  (the scripts' one HTTP helper: no proxy, JSON in and out)
+
 RESULTS = []
-
-
-def call(method, url, body=None, token=None, headers=None, raw=None):
-    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-    req = urllib.request.Request(url, data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    for name, value in (headers or {}).items():
-        req.add_header(name, value)
-    try:
-        with OPENER.open(req, timeout=30) as response:
-            status, payload = response.status, response.read()
-    except urllib.error.HTTPError as error:
-        status, payload = error.code, error.read()
-    try:
-        return status, json.loads(payload)
-    except ValueError:
-        return status, payload.decode(errors="replace")
-
-
-def must(status, payload, wanted, what):
-    """Setup steps must succeed, or the attacks after them prove nothing."""
-    if status not in wanted:
-        print(f"setup failed: {what}: {status} {payload}", file=sys.stderr)
-        sys.exit(2)
-    return payload
 
 
 def attack(item, what, status, payload, refused_statuses, code=None):
@@ -68,16 +40,16 @@ class Hub:
         self.base = base
         self.admin = admin_token
 
-    def __call__(self, method, path, body=None, token=None, **kwargs):
-        return call(method, self.base + path, body, token, **kwargs)
+    def __call__(self, method, path, body=None, token=None):
+        return request(method, self.base + path, body, token)
 
     def user(self, name, roles):
         email = f"{name}-{secrets.token_hex(4)}@example.test"
         password = secrets.token_urlsafe(18)
         status, user = self("POST", "/v1/users", {"email": email, "display_name": name.title(), "roles": roles, "password": password}, self.admin)
-        must(status, user, {201}, f"create {name}")
+        expect(status, user, {201}, f"create {name}")
         status, tokens = self("POST", "/v1/auth/login", {"email": email, "password": password})
-        tokens = must(status, tokens, {200}, f"log in {name}")
+        tokens = expect(status, tokens, {200}, f"log in {name}")
         return user["id"], tokens["access_token"], tokens.get("refresh_token")
 
 
@@ -89,12 +61,12 @@ def main(base, admin_token):
 
     # A kernel asset the organiser runs, with member wallets.
     code = "FEST" + secrets.token_hex(2).upper()
-    asset = must(*hub("POST", "/v1/assets", {"code": code, "scale": 2, "name": "Fest money"}, org), {201}, "create asset")
+    asset = expect(*hub("POST", "/v1/assets", {"code": code, "scale": 2, "name": "Fest money"}, org), {201}, "create asset")
     issuance = asset["issuance_account_id"]
     wallets = {}
     for user_id, token in [(alice_id, alice), (bob_id, bob), (org_id, org)]:
-        wallets[user_id] = must(*hub("PUT", f"/v1/users/{user_id}/wallets/{code}", None, token), {201, 200}, "wallet")["id"]
-    must(*hub("POST", "/v1/ledger/transfers", {"debit_account_id": issuance, "credit_account_id": wallets[alice_id], "amount": "4500", "asset": code}, org), {201}, "mint")
+        wallets[user_id] = expect(*hub("PUT", f"/v1/users/{user_id}/wallets/{code}", None, token), {201, 200}, "wallet")["id"]
+    expect(*hub("POST", "/v1/ledger/transfers", {"debit_account_id": issuance, "credit_account_id": wallets[alice_id], "amount": "4500", "asset": code}, org), {201}, "mint")
 
     # 4. An organiser moves a member's money.
     status, payload = hub(
@@ -110,9 +82,9 @@ def main(base, admin_token):
     status, payload = hub("POST", "/v1/assets", {"code": f"EVT-{chain_id + 1}", "scale": 2, "name": "Squat"}, org)
     attack(2, "organiser creates the asset of a future chain", status, payload, {409, 422}, "asset_code_reserved")
     chain = {"chain_id": chain_id, "name": "Fest", "currency_name": "Fest Token", "symbol": "FEST", "decimals": 2, "block_interval_ms": 100}
-    must(*hub("POST", "/v1/rails/localchain/chains", chain, org), {201}, "create chain")
+    expect(*hub("POST", "/v1/rails/localchain/chains", chain, org), {201}, "create chain")
     holder = Account.create()
-    must(*hub("POST", f"/v1/rails/localchain/chains/{chain_id}/grants", {"to": holder.address, "amount": "1000"}, org), {202}, "grant")
+    expect(*hub("POST", f"/v1/rails/localchain/chains/{chain_id}/grants", {"to": holder.address, "amount": "1000"}, org), {202}, "grant")
     mirror = None
     for _ in range(200):
         status, account = hub("GET", f"/v1/rails/localchain/chains/{chain_id}/accounts/{holder.address}", None, org)
@@ -125,7 +97,7 @@ def main(base, admin_token):
     if mirror is None:
         print("setup failed: the grant was not sealed within 10 s", file=sys.stderr)
         sys.exit(2)
-    chain_asset = must(*hub("GET", f"/v1/assets/EVT-{chain_id}", None, admin_token), {200}, "chain asset")
+    chain_asset = expect(*hub("GET", f"/v1/assets/EVT-{chain_id}", None, admin_token), {200}, "chain asset")
     status, payload = hub(
             "POST", "/v1/ledger/transfers",
         {"debit_account_id": mirror, "credit_account_id": chain_asset["issuance_account_id"], "amount": "400", "asset": f"EVT-{chain_id}"},
@@ -166,7 +138,7 @@ def main(base, admin_token):
     attack(9, "webhook to 169.254.169.254", status, payload, {422})
 
     # 7. Logout logs out.
-    must(*hub("POST", "/v1/auth/logout", {"refresh_token": alice_refresh}, alice), {200, 204}, "logout")
+    expect(*hub("POST", "/v1/auth/logout", {"refresh_token": alice_refresh}, alice), {200, 204}, "logout")
     status, payload = hub("GET", "/v1/users/me", None, alice)
     attack(7, "access token used after logout", status, payload, {401})
 
