@@ -64,9 +64,17 @@ extension ChainService {
     /// Takes an attendee's signed transfer of chain currency to the validator (a burn), and holds
     /// its price from the collection account for `payout`, in one transaction. The sealer posts the
     /// hold when the burn succeeds and voids it when the burn fails, so the payout happens exactly
-    /// when the money left the chain.
-    func cashOut(chainID: UInt64, raw: [UInt8], payout: AccountID) async throws -> (hash: String, pay: UInt128, rate: TopUpRate) {
+    /// when the money left the chain. The burn's sender must have authorised `payout` with
+    /// `payoutSignature` (``CashOutAuthorisation``): whoever submits the burn, the money goes where
+    /// its owner said.
+    func cashOut(
+        chainID: UInt64,
+        raw: [UInt8],
+        payout: AccountID,
+        payoutSignature: [UInt8]
+    ) async throws -> (hash: String, pay: UInt128, rate: TopUpRate) {
         let validated = try ValidatedTransaction.validate(raw, chainID: chainID)
+        try CashOutAuthorisation.verify(payoutSignature, burn: validated, chainID: chainID, payout: payout)
         let (configuration, source, clock) = (configuration, context.eventSource, context.clock)
         let result = try await context.ledger.transaction { tx -> (String, UInt128, TopUpRate) in
             let connection = tx.connection

@@ -104,21 +104,27 @@ struct TopUpController: Sendable {
     struct CashOutBody: Decodable {
         var raw: String
         var payoutAccountId: String
+        /// The burn sender's `personal_sign` over ``CashOutAuthorisation/message(chainID:transactionHash:payout:)``.
+        var payoutSignature: String
     }
 
-    /// A member sends a signed transfer to the validator and names their own wallet for the payout.
+    /// A member sends a signed transfer to the validator, names their own wallet for the payout,
+    /// and proves with a second signature of the same key that the burn's owner chose that wallet.
     @Sendable func cashOut(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerWrite)
         let chain = try await chains.chain(context)
         var request = request
         let body = try await request.decodeJSON(as: CashOutBody.self, context: context)
         guard let raw = try? Hex.decode(body.raw) else { throw Problem.invalid("raw", "Expected the signed transaction as 0x hex.") }
+        guard let payoutSignature = try? Hex.decode(body.payoutSignature), payoutSignature.count == 65 else {
+            throw Problem.invalid("payout_signature", "Expected a 65-byte personal_sign signature as 0x hex.")
+        }
         let payout = try await ownAccount(body.payoutAccountId, field: "payout_account_id", principal: principal)
         if let rate = try await service.topUpRate(chainID: chain.chainID), payout.asset != rate.asset {
             throw Problem.invalid("payout_account_id", "The account holds \(payout.asset); cash-outs pay \(rate.asset).", code: "asset_mismatch")
         }
         do {
-            let (hash, pay, rate) = try await service.cashOut(chainID: chain.chainID, raw: raw, payout: payout.id)
+            let (hash, pay, rate) = try await service.cashOut(chainID: chain.chainID, raw: raw, payout: payout.id, payoutSignature: payoutSignature)
             let value = try ValidatedTransaction.validate(raw, chainID: chain.chainID).value
             return try context.json(Receipt(hash: hash, amount: String(value), paid: String(pay), asset: rate.asset.rawValue), status: .accepted)
         } catch let failure as ChainService.TopUpFailure {

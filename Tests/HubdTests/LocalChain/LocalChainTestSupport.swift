@@ -127,3 +127,9 @@ func signedTransfer(
     try EthereumTransaction(envelope: envelope, chainID: chainID, nonce: nonce, gasLimit: 21_000, to: to, value: UInt256(value))
         .signed(privateKey: key)
 }
+
+/// The burn sender's authorisation of a cash-out's payout account, as a wallet signs it.
+func cashOutSignature(_ key: [UInt8], _ chainID: UInt64, _ burn: SignedEthereumTransaction, _ payout: AccountID) throws -> String {
+    let text = CashOutAuthorisation.message(chainID: chainID, transactionHash: Hex.encode(Keccak256.hash(burn.raw)), payout: payout)
+    return Hex.encode(try PersonalSign.sign(Array(text.utf8), privateKey: key))
+}

@@ -76,7 +76,10 @@ struct LocalChainTopUpTests {
             let burn = try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 0, to: validator, value: 2_000)
             let direct = try await api.send(chainID, raw: burn.raw)
             #expect(direct.object["code"] as? String == "validator_recipient")
-            let cashOut = try await post("cashouts", ["raw": Hex.encode(burn.raw), "payout_account_id": member.id.description])
+            let cashOut = try await post(
+                "cashouts",
+                ["raw": Hex.encode(burn.raw), "payout_account_id": member.id.description, "payout_signature": try cashOutSignature(TestKeys.alice, chainID, burn, member.id)]
+            )
             #expect(cashOut.status == .accepted, "\(cashOut.text)")
             #expect(try cashOut.json()["paid"] as? String == "20")
             try await api.waitSealed(chainID)
@@ -91,7 +94,10 @@ struct LocalChainTopUpTests {
 
             // A cash-out that is not a transfer to the validator is refused with nothing held.
             let notBurn = try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 1, to: TestKeys.address(TestKeys.bob), value: 100)
-            let refused = try await post("cashouts", ["raw": Hex.encode(notBurn.raw), "payout_account_id": member.id.description])
+            let refused = try await post(
+                "cashouts",
+                ["raw": Hex.encode(notBurn.raw), "payout_account_id": member.id.description, "payout_signature": try cashOutSignature(TestKeys.alice, chainID, notBurn, member.id)]
+            )
             #expect(refused.object["code"] as? String == "not_a_cash_out")
             #expect(try await hub.ledger.balance(collection).debitsPending == 0)
             try await hub.ledger.expectVerified()

@@ -1,0 +1,78 @@
+import ChainKit
+import Foundation
+import HubKernel
+import HubTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import HubLocalChain
+@testable import hubd
+
+/// Issue #12, the local chain: attacks on its money that succeeded before the fixes.
+@Suite("security: local chain", .timeLimit(.minutes(3)))
+struct ChainSecurityTests {
+    @Test("#3 a cash-out pays the account the burn's sender authorised, whoever submits it", arguments: TestBackend.enabled)
+    func cashOutPaysTheSigner(backend: TestBackend) async throws {
+        try await withLocalChainHub(on: backend) { hub, api in
+            let chainID: UInt64 = 93_200_003
+            let created = try await api.createChain(chainID)
+            let validator = try EthereumAddress(try #require(try created.json()["validator"] as? String))
+            let usd = try await hub.ledger.makeAsset("USD")
+            let collection = try await hub.ledger.makeWallet(usd, owner: uid("org-1"))
+            try await hub.ledger.mint(10_000, of: usd, to: collection)
+            let bobWallet = try await hub.ledger.makeWallet(usd, owner: uid("bob"))
+            let carolWallet = try await hub.ledger.makeWallet(usd, owner: uid("carol"))
+            let rate = try await api.client.execute(
+                uri: "/v1/rails/localchain/chains/\(chainID)/topup-rate",
+                method: .put,
+                headers: bearer("org-1", "organiser") + jsonHeaders,
+                body: jsonBody(["asset": "USD", "pay": "1", "receive": "100", "collection_account_id": collection.id.description])
+            )
+            #expect(rate.status == .ok, "\(rate.text)")
+            let bob = TestKeys.address(TestKeys.bob)
+            #expect(try await api.grant(chainID, to: bob, amount: "5000").status == .accepted)
+            try await api.waitSealed(chainID)
+
+            func cashOut(as user: String, _ body: [String: Any]) async throws -> TestResponse {
+                try await api.client.execute(
+                    uri: "/v1/rails/localchain/chains/\(chainID)/cashouts",
+                    method: .post,
+                    headers: bearer(user) + jsonHeaders,
+                    body: jsonBody(body)
+                )
+            }
+            // Bob signs a burn of 2000 (20.00 USD) and authorises his own wallet.
+            let burn = try signedTransfer(TestKeys.bob, chainID: chainID, nonce: 0, to: validator, value: 2_000)
+            let bobsConsent = try cashOutSignature(TestKeys.bob, chainID, burn, bobWallet.id)
+            // Carol, holding a copy, submits it for her own wallet: with Bob's consent (which names
+            // Bob's wallet), with her own key's signature, and with none.
+            let carolsOwn = try cashOutSignature([UInt8](repeating: 0xC0, count: 32), chainID, burn, carolWallet.id)
+            for signature in [bobsConsent, carolsOwn] {
+                let stolen = try await cashOut(
+                    as: "carol",
+                    ["raw": Hex.encode(burn.raw), "payout_account_id": carolWallet.id.description, "payout_signature": signature]
+                )
+                #expect(stolen.status == .unprocessableContent, "\(stolen.text)")
+                #expect(problemCode(stolen) == "payout_not_authorised")
+            }
+            let unsigned = try await cashOut(as: "carol", ["raw": Hex.encode(burn.raw), "payout_account_id": carolWallet.id.description])
+            #expect(unsigned.status == .unprocessableContent || unsigned.status == .badRequest, "\(unsigned.text)")
+            // Nothing was queued or held, and Carol got nothing.
+            #expect(try await api.poolCount(chainID) == 0)
+            #expect(try await hub.ledger.balance(collection).debitsPending == 0)
+            #expect(try await hub.ledger.balance(carolWallet).available == 0)
+
+            // Bob's own submission pays Bob.
+            let paid = try await cashOut(
+                as: "bob",
+                ["raw": Hex.encode(burn.raw), "payout_account_id": bobWallet.id.description, "payout_signature": bobsConsent]
+            )
+            #expect(paid.status == .accepted, "\(paid.text)")
+            try await api.waitSealed(chainID)
+            #expect(try await hub.ledger.balance(bobWallet).available == 20)
+            #expect(try await hub.ledger.balance(carolWallet).available == 0)
+            try await hub.ledger.expectVerified()
+        }
+    }
+}
