@@ -46,6 +46,13 @@ struct ChainController: Sendable {
         guard (1...9_007_199_254_740_991).contains(body.chainId) else {
             throw Problem.invalid("chain_id", "A chain id is 1 to 2^53-1.")
         }
+        if let network = PublicChainIDs.all[body.chainId], !service.configuration.allowedPublicChainIDs.contains(body.chainId) {
+            throw Problem.invalid(
+                "chain_id",
+                "Chain id \(body.chainId) is \(network)'s: transactions signed for this chain would be valid there too. Choose an id no public network uses (an operator may allow it for a private network with the rail's `allowed_public_chain_ids`).",
+                code: "public_chain_id"
+            )
+        }
         let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...100).contains(name.count) else { throw Problem.invalid("name", "A name is 1 to 100 characters.") }
         let currency = body.currencyName.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -18,6 +18,9 @@ struct LocalChainConfiguration: Sendable {
     var syncListen: (host: String, port: Int)?
     /// Set when this hub relays chains of another hub.
     var relay: RelayConfiguration?
+    /// Ids of public networks (``PublicChainIDs``) that event chains may use all the same: only for
+    /// an operator who runs a private network on such an id on purpose. Empty by default.
+    var allowedPublicChainIDs: Set<UInt64> = []
 
     struct RelayConfiguration: Sendable {
         /// The upstream hub's HTTP base URL (`http://host:port`): transactions are forwarded there.
@@ -34,6 +37,7 @@ struct LocalChainConfiguration: Sendable {
 
     static let knownKeys: Set<String> = [
         "key_file", "seal_tick_ms", "max_block_transactions", "max_nonce_gap", "max_pool_per_chain", "sync_listen", "relay",
+        "allowed_public_chain_ids",
     ]
 
     private struct Raw: Decodable {
@@ -44,6 +48,7 @@ struct LocalChainConfiguration: Sendable {
         var maxPoolPerChain: Int?
         var syncListen: String?
         var relay: RawRelay?
+        var allowedPublicChainIds: [UInt64]?
     }
 
     private struct RawRelay: Decodable {
@@ -83,6 +88,12 @@ struct LocalChainConfiguration: Sendable {
                 throw PluginConfigError(field: "max_pool_per_chain", message: "must be 1 to 1000000")
             }
             maxPoolPerChain = count
+        }
+        if let allowed = raw.allowedPublicChainIds {
+            for id in allowed where PublicChainIDs.all[id] == nil {
+                throw PluginConfigError(field: "allowed_public_chain_ids", message: "\(id) is not a public network's id; no override is needed")
+            }
+            allowedPublicChainIDs = Set(allowed)
         }
         if let listen = raw.syncListen {
             let parts = listen.split(separator: ":")

@@ -75,4 +75,39 @@ struct ChainSecurityTests {
             try await hub.ledger.expectVerified()
         }
     }
+
+    @Test("#5 the chain id of a public network is refused unless the operator allows it", arguments: TestBackend.enabled)
+    func publicChainIDs(backend: TestBackend) async throws {
+        try await withLocalChainHub(on: backend) { hub, api in
+            for (id, symbol) in [(1, "ETH"), (11_155_111, "ETH"), (8_217, "KAIA"), (3_338, "PEAQ"), (42_161, "ETH")] as [(UInt64, String)] {
+                let response = try await api.createChain(id, extra: ["symbol": symbol, "decimals": 18])
+                #expect(response.status == .unprocessableContent, "\(id): \(response.text)")
+                #expect(problemCode(response) == "public_chain_id")
+                #expect(response.object["field"] as? String == "chain_id")
+            }
+            let chains = try await hub.database.read { try $0.queryFirst("SELECT count(*) FROM localchain_chains")?.int(0) }
+            #expect(chains == 0)
+            #expect(try await hub.ledger.asset(AssetCode("EVT-1")!) == nil)
+            // Local development ids are nobody's network.
+            #expect(try await api.createChain(31_337).status == .created)
+        }
+        // An operator's explicit override, for a private network on such an id.
+        let keyFile = localChainKeyFile()
+        defer { try? FileManager.default.removeItem(atPath: (keyFile as NSString).deletingLastPathComponent) }
+        let entry = PluginsFile.Entry(
+            id: "localchain",
+            enabled: true,
+            configJSON: #"{"key_file": "\#(keyFile)", "allowed_public_chain_ids": [5]}"#,
+            place: "plugins[0]"
+        )
+        try await withTestHub(on: backend, builtIn: [LocalChainPlugin.self], plugins: [entry]) { (hub: Hub, client: any TestClientProtocol) async throws in
+            let api = LocalChainAPI(client: client, database: hub.database)
+            #expect(try await api.createChain(5).status == .created)
+            #expect(try await api.createChain(1).status == .unprocessableContent)
+        }
+        // Allowing an id that is no public network's is a configuration mistake, named as such.
+        #expect(throws: PluginConfigError.self) {
+            try LocalChainConfiguration(PluginConfig(json: #"{"allowed_public_chain_ids": [424242]}"#))
+        }
+    }
 }
