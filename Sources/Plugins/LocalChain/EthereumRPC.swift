@@ -47,10 +47,7 @@ struct EthereumRPC: Sendable {
             return "0x"
         case "eth_estimateGas":
             guard let call = params.first as? [String: Any] else { throw RPCError.invalidParams("eth_estimateGas takes a call object") }
-            if let data = (call["data"] ?? call["input"]) as? String, data != "0x", !data.isEmpty {
-                throw RPCError(code: -32000, message: "this chain has plain value accounts only: a transaction carries no data")
-            }
-            return "0x5208"  // 21000, the intrinsic gas of a transfer; fees are zero all the same
+            return RPCFormat.quantity(try await estimateGas(call, chainID: chainID))
         case "eth_feeHistory": return try await feeHistory(params, chainID: chainID)
         case "eth_sendRawTransaction":
             guard let text = params.first as? String, let raw = try? Hex.decode(text) else {
@@ -203,6 +200,38 @@ struct EthereumRPC: Sendable {
             guard let number = RPCFormat.parseQuantity(text) else { throw RPCError.invalidParams("'\(text)' is not a block tag or 0x number") }
             return .number(number)
         }
+    }
+
+    /// The gas a call would use, or the error sending it would meet, as geth words them: a value
+    /// transfer costs its intrinsic 21000 exactly when the sender can pay it.
+    func estimateGas(_ call: [String: Any], chainID: UInt64) async throws -> UInt64 {
+        if let data = (call["data"] ?? call["input"]) as? String, data != "0x", !data.isEmpty {
+            throw RPCError(code: -32000, message: "this chain has plain value accounts only: a transaction carries no data")
+        }
+        guard call["to"] != nil else {
+            throw RPCError(code: -32000, message: "this chain has plain value accounts only: contracts cannot be created")
+        }
+        let value = try Self.quantityField(call, "value") ?? .zero
+        if let cap = try Self.quantityField(call, "gas"), cap < UInt256(ValidatedTransaction.intrinsicGas) {
+            throw RPCError(code: -32000, message: "gas required exceeds allowance (\(RPCFormat.quantity(cap)))")
+        }
+        if value > .zero {
+            guard let fromText = call["from"] as? String, let from = try? EthereumAddress(fromText) else {
+                throw RPCError(code: -32000, message: "insufficient funds for transfer")
+            }
+            let balance = try await context.database.read { try LocalChainStore.account(chainID: chainID, address: from, on: $0) }?.balance ?? 0
+            guard value <= UInt256(balance) else { throw RPCError(code: -32000, message: "insufficient funds for transfer") }
+        }
+        return ValidatedTransaction.intrinsicGas
+    }
+
+    /// A `0x` quantity member of a call object, `nil` when absent.
+    static func quantityField(_ call: [String: Any], _ name: String) throws -> UInt256? {
+        guard let raw = call[name] else { return nil }
+        guard let text = raw as? String, let value = RPCFormat.parseQuantity256(text) else {
+            throw RPCError.invalidParams("\(name) must be a 0x hex quantity")
+        }
+        return value
     }
 
     static func address(_ params: [Any], _ index: Int) throws -> EthereumAddress {

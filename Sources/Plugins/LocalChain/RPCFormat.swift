@@ -15,6 +15,15 @@ enum RPCFormat {
         return UInt64(text.dropFirst(2), radix: 16)
     }
 
+    /// A `0x` quantity of up to 256 bits (a value, a gas cap).
+    static func parseQuantity256(_ text: String) -> UInt256? {
+        guard text.hasPrefix("0x"), (3...66).contains(text.count) else { return nil }
+        var digits = String(text.dropFirst(2))
+        if digits.count % 2 == 1 { digits = "0" + digits }
+        guard let bytes = try? Hex.decode("0x" + digits) else { return nil }
+        return try? UInt256(bigEndian: bytes)
+    }
+
     static let zeroBloom = Hex.encode([UInt8](repeating: 0, count: 256))
     /// keccak-256 of RLP([]), the hash of an empty uncle list.
     static let emptyUnclesHash = Hex.encode(Keccak256.hash([0xC0]))

@@ -14,6 +14,10 @@ struct ValidatedTransaction: Sendable, Equatable {
 
     var hashHex: String { Hex.encode(hash) }
 
+    /// The gas a plain value transfer uses (Ethereum's intrinsic cost of a transaction with no
+    /// data and no access list); a transaction must offer at least this much.
+    static let intrinsicGas: UInt64 = 21_000
+
     /// - Throws: ``TransactionRejection`` naming what is wrong.
     static func validate(_ raw: [UInt8], chainID: UInt64) throws -> ValidatedTransaction {
         guard raw.count <= TransactionRejection.maxRawBytes else {
@@ -48,6 +52,13 @@ struct ValidatedTransaction: Sendable, Equatable {
         }
         guard transaction.data.isEmpty else {
             throw TransactionRejection("data_not_supported", "this chain has plain value accounts only: a transaction carries no data")
+        }
+        guard transaction.gasLimit >= intrinsicGas else {
+            // What geth answers, so wallets and libraries recognise it.
+            throw TransactionRejection(
+                "intrinsic_gas_too_low",
+                "intrinsic gas too low: have \(transaction.gasLimit), want \(intrinsicGas)"
+            )
         }
         guard transaction.value.high == 0 else {
             throw TransactionRejection("value_too_large", "the value exceeds 2^128-1 minor units")

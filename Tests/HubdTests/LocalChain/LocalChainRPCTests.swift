@@ -69,7 +69,7 @@ struct LocalChainRPCTests {
             #expect(try await Self.call(api, chainID, "eth_getBlockByNumber", ["0xffff", false])["result"] is NSNull)
             #expect(try await Self.call(api, chainID, "eth_getBlockByNumber", ["earliest", false])["result"] is [String: Any])
             #expect(try await Self.call(api, chainID, "eth_getCode", [bob.checksummed, "latest"])["result"] as? String == "0x")
-            #expect(try await Self.call(api, chainID, "eth_estimateGas", [["to": bob.checksummed, "value": "0x1"]])["result"] as? String == "0x5208")
+            #expect(try await Self.call(api, chainID, "eth_estimateGas", [["from": alice.checksummed, "to": bob.checksummed, "value": "0x1"]])["result"] as? String == "0x5208")
             #expect(try await Self.call(api, chainID, "eth_gasPrice")["result"] as? String == "0x0")
             let history = try #require(try await Self.call(api, chainID, "eth_feeHistory", ["0x2", "latest", [25, 75]])["result"] as? [String: Any])
             #expect((history["reward"] as? [[String]])?.first?.count == 2)

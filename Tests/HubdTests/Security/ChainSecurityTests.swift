@@ -110,4 +110,37 @@ struct ChainSecurityTests {
             try LocalChainConfiguration(PluginConfig(json: #"{"allowed_public_chain_ids": [424242]}"#))
         }
     }
+
+    @Test("#6 gas is enforced: below the intrinsic 21000 is refused, estimates name the real failure", arguments: TestBackend.enabled)
+    func gasIsEnforced(backend: TestBackend) async throws {
+        try await withLocalChainHub(on: backend) { hub, api in
+            let chainID: UInt64 = 93_200_006
+            #expect(try await api.createChain(chainID).status == .created)
+            let alice = TestKeys.address(TestKeys.alice)
+            let bob = TestKeys.address(TestKeys.bob)
+            #expect(try await api.grant(chainID, to: alice, amount: "1000").status == .accepted)
+            try await api.waitSealed(chainID)
+
+            let short = try EthereumTransaction(envelope: .legacy, chainID: chainID, nonce: 0, gasLimit: 20_000, to: bob, value: UInt256(100))
+                .signed(privateKey: TestKeys.alice)
+            let refused = try await api.send(chainID, raw: short.raw)
+            #expect(refused.status == .unprocessableContent, "\(refused.text)")
+            #expect(problemCode(refused) == "intrinsic_gas_too_low")
+            let viaRPC = try await LocalChainRPCTests.call(api, chainID, "eth_sendRawTransaction", [Hex.encode(short.raw)])
+            let rpcError = try #require(viaRPC["error"] as? [String: Any])
+            #expect((rpcError["message"] as? String)?.contains("intrinsic gas too low") == true, "\(rpcError)")
+            #expect(try await api.poolCount(chainID) == 0)
+            #expect(try await api.account(chainID, alice)?.nonce == 0)
+
+            func estimate(_ call: [String: Any]) async throws -> [String: Any] {
+                try await LocalChainRPCTests.call(api, chainID, "eth_estimateGas", [call])
+            }
+            let affordable = try await estimate(["from": alice.checksummed, "to": bob.checksummed, "value": "0x3e8"])
+            #expect(affordable["result"] as? String == "0x5208")
+            let tooMuch = try await estimate(["from": alice.checksummed, "to": bob.checksummed, "value": "0x3e9"])
+            #expect((tooMuch["error"] as? [String: Any])?["message"] as? String == "insufficient funds for transfer", "\(tooMuch)")
+            let capped = try await estimate(["from": alice.checksummed, "to": bob.checksummed, "value": "0x1", "gas": "0x4e20"])
+            #expect(((capped["error"] as? [String: Any])?["message"] as? String)?.hasPrefix("gas required exceeds allowance") == true, "\(capped)")
+        }
+    }
 }
