@@ -1,6 +1,7 @@
 import ChainKit
 import HubKernel
 import Logging
+import Metrics
 import ServiceLifecycle
 
 /// Seals blocks: every `seal_tick_ms` it looks for chains whose block interval has passed with
@@ -11,10 +12,21 @@ import ServiceLifecycle
 /// the transaction rows, the new state, the emptied pool entries and the events all commit
 /// together, so the chain and the ledger cannot disagree, even across a crash. Finality is
 /// instant: a sealed block is never replaced.
+///
+/// One chain never stops another, nor one transaction its chain: a transaction whose ledger mirror
+/// is refused is dropped with its reason (``DroppedTransaction``) and the block sealed without it;
+/// a chain that keeps failing for another reason is retried with a growing back-off and reported
+/// by the rail's health (``SealerHealth``), with an event and a metric. Paused chains are not
+/// sealed at all.
 struct BlockSealer: Service {
     let context: PluginContext
     let configuration: LocalChainConfiguration
     let vault: ValidatorKeyVault
+    let health: SealerHealth
+
+    static let degradedEvent = "localchain.chain.sealing_degraded"
+    static let recoveredEvent = "localchain.chain.sealing_recovered"
+    static let droppedEvent = "localchain.transaction.dropped"
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
@@ -31,16 +43,59 @@ struct BlockSealer: Service {
         }
     }
 
-    /// Seals one block on every chain that is due; returns the blocks sealed.
+    /// Seals one block on every chain that is due (and not backing off); returns the blocks sealed.
     @discardableResult
     func sealDue() async throws -> [StoredBlock] {
         let nowMs = Int64(context.clock.now().nanoseconds / 1_000_000)
         let due = try await context.database.read { try LocalChainStore.dueChains(nowMs: nowMs, on: $0) }
         var sealed: [StoredBlock] = []
-        for chainID in due {
-            if let block = try await seal(chainID: chainID) { sealed.append(block) }
+        for chainID in due where health.mayTry(chainID, nowMs: nowMs) {
+            do {
+                if let block = try await seal(chainID: chainID) { sealed.append(block) }
+                if health.succeeded(chainID) { try await report(Self.recoveredEvent, chainID: chainID, error: nil) }
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch let refusal as MirrorRefusal {
+                try await drop(refusal, chainID: chainID)
+            } catch {
+                Counter(label: "hub_localchain_seal_failures_total", dimensions: [("chain_id", String(chainID))], factory: context.metrics).increment()
+                let tickMs = Int64(configuration.sealTick / .milliseconds(1))
+                context.logger.info("sealing a block failed; backing off", metadata: ["localchain.chain.id": "\(chainID)", "error": "\(error)"])
+                if health.failed(chainID, error: "\(error)", nowMs: nowMs, tickMs: tickMs) {
+                    try await report(Self.degradedEvent, chainID: chainID, error: "\(error)")
+                }
+            }
         }
         return sealed
+    }
+
+    /// Takes the refused transactions out of the pool with their reason, in one transaction with
+    /// their events; the next tick seals the rest.
+    func drop(_ refusal: MirrorRefusal, chainID: UInt64) async throws {
+        let (source, now) = (context.eventSource, context.clock.now())
+        try await context.database.write { connection in
+            var events: [NewEvent] = []
+            for hash in refusal.hashes {
+                guard let entry = try LocalChainStore.poolEntry(chainID: chainID, hash: hash, on: connection) else { continue }
+                let dropped = DroppedTransaction(entry: entry, reason: refusal.reason)
+                try LocalChainStore.insert(dropped, chainID: chainID, atMs: Int64(now.nanoseconds / 1_000_000), on: connection)
+                try LocalChainStore.removeFromPool([hash], chainID: chainID, on: connection)
+                events.append(try LocalChainEvents.dropped(dropped, chainID: chainID, source: source, time: now))
+            }
+            try EventLog.append(events, on: connection)
+        }
+        context.logger.info(
+            "dropped transactions the ledger refused to mirror",
+            metadata: ["localchain.chain.id": "\(chainID)", "count": "\(refusal.hashes.count)", "reason": "\(refusal.reason)"]
+        )
+        context.events.nudge()
+    }
+
+    /// Appends a health event of a chain (degraded, recovered).
+    func report(_ type: String, chainID: UInt64, error: String?) async throws {
+        let event = try LocalChainEvents.sealingHealth(type, chainID: chainID, error: error, source: context.eventSource, time: context.clock.now())
+        _ = try await context.database.write { try EventLog.append([event], on: $0) }
+        context.events.nudge()
     }
 
     /// Seals the next block of `chainID` from its pool, or returns `nil` when nothing can go in.
@@ -98,10 +153,14 @@ struct BlockSealer: Service {
         for result in try tx.createAccounts(newAccounts) where result.value == nil {
             throw LocalChainFailure("creating a ledger account for chain \(chainID) failed: \(String(describing: result))")
         }
-        for result in try tx.submit(BlockExecutor.ledgerTransfers(plan, asset: asset.code, chainID: chainID)) {
-            guard case .created = result else {
-                throw LocalChainFailure("the ledger refused a transfer mirroring chain \(chainID): \(String(describing: result))")
-            }
+        let mirrors = BlockExecutor.ledgerTransfers(plan, asset: asset.code, chainID: chainID)
+        let refused = zip(mirrors, try tx.submit(mirrors)).compactMap { request, result -> (hash: String, error: TransferError)? in
+            guard case .failed(let error) = result, let hash = request.reference?.id else { return nil }
+            return (hash, error)
+        }
+        if let first = refused.first {
+            // Throwing rolls the whole block back; the sealer drops these and seals the rest.
+            throw MirrorRefusal(hashes: refused.map(\.hash), reason: "the ledger refused to mirror it: \(first.error.code): \(first.error.message)")
         }
 
         // Cash-outs: a sealed burn releases its payout; a failed one gives the held money back.
@@ -120,10 +179,15 @@ struct BlockSealer: Service {
             )
             try LocalChainStore.setCashOutState(succeeded ? "paid" : "voided", hash: cashOut.hash, chainID: chainID, on: connection)
         }
-        for result in try tx.submit(resolutions) {
-            guard case .created = result else {
-                throw LocalChainFailure("the ledger refused to resolve a cash-out hold on chain \(chainID): \(String(describing: result))")
-            }
+        let unresolved = zip(resolutions, try tx.submit(resolutions)).compactMap { request, result -> (hash: String, error: TransferError)? in
+            guard case .failed(let error) = result, let hash = request.reference?.id else { return nil }
+            return (hash, error)
+        }
+        if let first = unresolved.first {
+            throw MirrorRefusal(
+                hashes: unresolved.map(\.hash),
+                reason: "its cash-out hold could not be resolved: \(first.error.code): \(first.error.message)"
+            )
         }
 
         // The block.

@@ -86,7 +86,8 @@ struct ExplorerController: Sendable {
         let (hash, chainID) = (Hex.encode(bytes), chain.chainID)
         let found = try await self.context.database.read { connection -> TransactionRepresentation? in
             if let sealed = try LocalChainStore.transaction(chainID: chainID, hash: hash, on: connection) { return TransactionRepresentation(sealed) }
-            return try LocalChainStore.poolEntry(chainID: chainID, hash: hash, on: connection).map(TransactionRepresentation.init(pending:))
+            if let pending = try LocalChainStore.poolEntry(chainID: chainID, hash: hash, on: connection) { return TransactionRepresentation(pending: pending) }
+            return try LocalChainStore.dropped(chainID: chainID, hash: hash, on: connection).map(TransactionRepresentation.init(dropped:))
         }
         guard let found else { throw Problem.notFound("transaction") }
         return try context.json(found)

@@ -6,7 +6,8 @@ struct LocalChain: Sendable, Equatable {
     enum Status: String, Sendable, Codable {
         /// Takes transactions.
         case active
-        /// Takes none for now; accepted ones are still sealed. Can be resumed.
+        /// Takes none for now, and seals none: the operator's brake. Accepted ones wait in the pool
+        /// until the chain is resumed.
         case paused
         /// Takes none ever again; balances stay as they are (cash-out moves them back).
         case closed

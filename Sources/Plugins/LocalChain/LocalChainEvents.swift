@@ -42,6 +42,24 @@ enum LocalChainEvents {
         try event(blockSealed, chainID, Sealed(chainId: chainID, block: BlockRepresentation(stored, block)), source: source, time: time)
     }
 
+    struct Dropped: Encodable {
+        var chainId: UInt64
+        var transaction: TransactionRepresentation
+    }
+
+    static func dropped(_ dropped: DroppedTransaction, chainID: UInt64, source: String, time: LedgerTimestamp) throws -> NewEvent {
+        try event(BlockSealer.droppedEvent, chainID, Dropped(chainId: chainID, transaction: TransactionRepresentation(dropped: dropped)), source: source, time: time)
+    }
+
+    struct SealingHealth: Encodable {
+        var chainId: UInt64
+        var error: String?
+    }
+
+    static func sealingHealth(_ type: String, chainID: UInt64, error: String?, source: String, time: LedgerTimestamp) throws -> NewEvent {
+        try event(type, chainID, SealingHealth(chainId: chainID, error: error), source: source, time: time)
+    }
+
     private static func event(_ type: String, _ chainID: UInt64, _ data: some Encodable, source: String, time: LedgerTimestamp) throws -> NewEvent {
         NewEvent(type: type, source: source, subject: String(chainID), data: try LocalChainJSON.text(data), time: time)
     }

@@ -12,6 +12,8 @@ public struct LocalChainPlugin: RailPlugin {
     let configuration: LocalChainConfiguration
     let vault: ValidatorKeyVault
     let intakeWriter: IntakeWriter
+    /// Chains whose blocks keep failing to seal (reported by ``health()``).
+    let sealerHealth = SealerHealth()
 
     public init(context: PluginContext, config: PluginConfig) throws {
         self.context = context
@@ -26,7 +28,7 @@ public struct LocalChainPlugin: RailPlugin {
 
     var intake: TransactionIntake { TransactionIntake(context: context, configuration: configuration, writer: intakeWriter) }
     var service: ChainService { ChainService(context: context, configuration: configuration, vault: vault) }
-    var sealer: BlockSealer { BlockSealer(context: context, configuration: configuration, vault: vault) }
+    var sealer: BlockSealer { BlockSealer(context: context, configuration: configuration, vault: vault, health: sealerHealth) }
 
     public func addRoutes(to group: RouterGroup<HubRequestContext>) {
         let chains = ChainController(context: context, service: service, intake: intake)
@@ -88,6 +90,11 @@ public struct LocalChainPlugin: RailPlugin {
                     try connection.queryFirst("SELECT count(*) FROM localchain_chains")?.int(0) ?? 0,
                     try connection.queryFirst("SELECT count(*) FROM localchain_pool")?.int(0) ?? 0
                 )
+            }
+            let failing = sealerHealth.degraded
+            guard failing.isEmpty else {
+                let names = failing.map { "chain \($0.chainID): \($0.error)" }.joined(separator: "; ")
+                return PluginHealth(.degraded, detail: "blocks keep failing to seal (\(names)); \(chains) chains, \(pending) transactions pending")
             }
             return PluginHealth(.ok, detail: "\(chains) chains, \(pending) transactions pending")
         } catch {

@@ -82,8 +82,11 @@ struct BlockRepresentation: Codable, Sendable, Equatable {
 
 struct TransactionRepresentation: Codable, Sendable, Equatable {
     var hash: String
-    /// `pending` (in the pool), `success` or `failed` (sealed; failed moved nothing).
+    /// `pending` (in the pool), `success` or `failed` (sealed; failed moved nothing), or `dropped`
+    /// (taken out of the pool unexecuted, see `reason`; its nonce is free again).
     var status: String
+    /// Why a `dropped` transaction was dropped.
+    var reason: String?
     var blockNumber: UInt64?
     var position: Int?
     var from: String
@@ -100,6 +103,12 @@ struct TransactionRepresentation: Codable, Sendable, Equatable {
         to = t.recipient.checksummed
         nonce = t.nonce
         value = String(t.value)
+    }
+
+    init(dropped: DroppedTransaction) {
+        self.init(pending: dropped.entry)
+        status = "dropped"
+        reason = dropped.reason
     }
 
     init(pending entry: PoolEntry) {

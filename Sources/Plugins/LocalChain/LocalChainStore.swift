@@ -85,7 +85,7 @@ enum LocalChainStore {
     /// Chains with transactions pending whose next block is due at `nowMs`.
     static func dueChains(nowMs: Int64, on connection: any SQLConnection) throws -> [UInt64] {
         try connection.query(
-            "SELECT c.chain_id FROM localchain_chains c WHERE c.upstream IS NULL AND c.head_time_ms + c.block_interval_ms <= $1 "
+            "SELECT c.chain_id FROM localchain_chains c WHERE c.upstream IS NULL AND c.status <> 'paused' AND c.head_time_ms + c.block_interval_ms <= $1 "
                 + "AND EXISTS (SELECT 1 FROM localchain_pool p WHERE p.chain_id = c.chain_id) ORDER BY c.chain_id",
             [.int(nowMs)]
         ).map { UInt64(try $0.int(0)) }

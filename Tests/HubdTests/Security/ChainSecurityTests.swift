@@ -143,4 +143,85 @@ struct ChainSecurityTests {
             #expect(((capped["error"] as? [String: Any])?["message"] as? String)?.hasPrefix("gas required exceeds allowance") == true, "\(capped)")
         }
     }
+
+    static func eventTypes(_ api: LocalChainAPI, _ pattern: String) async throws -> [String] {
+        let response = try await api.client.execute(uri: "/v1/events?type=\(pattern)&limit=1000", method: .get, headers: bearer("admin-1", "admin"))
+        return (try response.json()["data"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String }
+    }
+
+    @Test("#1 a transaction the ledger refuses to mirror is dropped with its reason, and the chain goes on", arguments: TestBackend.enabled)
+    func refusedMirrorDropsOneTransaction(backend: TestBackend) async throws {
+        try await withLocalChainHub(on: backend) { hub, api in
+            let chainID: UInt64 = 93_200_011
+            #expect(try await api.createChain(chainID).status == .created)
+            let (alice, bob, carol) = (TestKeys.address(TestKeys.alice), TestKeys.address(TestKeys.bob), TestKeys.address([UInt8](repeating: 0xCA, count: 32)))
+            #expect(try await api.grant(chainID, to: alice, amount: "1000").status == .accepted)
+            #expect(try await api.grant(chainID, to: bob, amount: "500").status == .accepted)
+            try await api.waitSealed(chainID)
+            // The mirror and the chain disagree (what a rail bug would do): alice's mirror holds 100.
+            let asset = try #require(try await hub.ledger.asset(LocalChainIDs.assetCode(chainID: chainID)))
+            let drained = try await hub.ledger.submit(
+                TransferRequest(
+                    id: .random(),
+                    action: .post(debit: LocalChainIDs.ledgerAccount(chainID: chainID, address: alice), credit: asset.issuanceAccountID, amount: 900, asset: asset.code),
+                    reference: TransferReference(rail: "localchain", type: "test", id: "divergence")
+                )
+            )
+            guard case .created = drained else {
+                Issue.record("could not set up the divergence: \(drained)")
+                return
+            }
+            let head = try await api.head(chainID)
+            let fromAlice = try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 0, to: carol, value: 500)
+            let fromBob = try signedTransfer(TestKeys.bob, chainID: chainID, nonce: 0, to: carol, value: 200)
+            #expect(try await api.send(chainID, raw: fromAlice.raw).status == .accepted)
+            #expect(try await api.send(chainID, raw: fromBob.raw).status == .accepted)
+            try await api.waitSealed(chainID)
+
+            let aliceTx = try await api.client.execute(uri: "/v1/rails/localchain/chains/\(chainID)/transactions/\(Hex.encode(Keccak256.hash(fromAlice.raw)))", method: .get)
+            #expect(aliceTx.object["status"] as? String == "dropped", "\(aliceTx.text)")
+            #expect((aliceTx.object["reason"] as? String)?.contains("exceeds_credits") == true)
+            let bobTx = try await api.client.execute(uri: "/v1/rails/localchain/chains/\(chainID)/transactions/\(Hex.encode(Keccak256.hash(fromBob.raw)))", method: .get)
+            #expect(bobTx.object["status"] as? String == "success", "\(bobTx.text)")
+            #expect(try await api.head(chainID) > head)
+            #expect(try await api.account(chainID, carol)?.balance == 200)
+            #expect(try await api.account(chainID, alice)?.nonce == 0)  // her nonce is free again
+            #expect(try await Self.eventTypes(api, "localchain.transaction.dropped").count == 1)
+        }
+    }
+
+    @Test("#1 a chain that keeps failing to seal backs off, turns health degraded with an event, and pausing stops it", arguments: TestBackend.enabled)
+    func persistentSealingFailure(backend: TestBackend) async throws {
+        try await withLocalChainHub(on: backend) { hub, api in
+            let chainID: UInt64 = 93_200_012
+            #expect(try await api.createChain(chainID).status == .created)
+            let plugin = try #require(hub.plugins.running.first { $0.id == "localchain" }?.plugin as? LocalChainPlugin)
+            #expect(await plugin.health().status == .ok)
+            #expect(try await api.grant(chainID, to: TestKeys.address(TestKeys.alice), amount: "100").status == .accepted)
+            try await api.waitSealed(chainID)
+            // The validator key no longer opens: every block of this chain fails to seal.
+            try await hub.database.write { connection in
+                try connection.execute("UPDATE localchain_chains SET sealed_key = $1 WHERE chain_id = $2", [.bytes([1, 2, 3]), .int(Int64(chainID))])
+            }
+            let payment = try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 0, to: TestKeys.address(TestKeys.bob), value: 10)
+            #expect(try await api.send(chainID, raw: payment.raw).status == .accepted)
+            try await eventually("the rail to report the chain degraded", timeout: .seconds(20)) {
+                await plugin.health().status == .degraded
+            }
+            #expect(await plugin.health().detail?.contains("chain \(chainID)") == true)
+            #expect(try await Self.eventTypes(api, "localchain.chain.*").contains(BlockSealer.degradedEvent))
+            // Backing off: a handful of attempts in a second, not one per 20 ms tick.
+            let before = plugin.sealerHealth.failures(of: chainID)
+            try await Task.sleep(for: .seconds(1))
+            #expect(plugin.sealerHealth.failures(of: chainID) - before <= 4)
+
+            // Paused, the chain is not tried at all.
+            let pause = try await api.client.execute(uri: "/v1/rails/localchain/chains/\(chainID)/pause", method: .post, headers: bearer("org-1", "organiser"))
+            #expect(pause.status == .ok)
+            try await Task.sleep(for: .milliseconds(300))
+            let paused = plugin.sealerHealth.failures(of: chainID)
+            try await Task.sleep(for: .seconds(2))
+            #expect(plugin.sealerHealth.failures(of: chainID) == paused)
+        }
+    }
 }
