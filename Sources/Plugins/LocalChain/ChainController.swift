@@ -123,6 +123,8 @@ struct ChainController: Sendable {
     }
 
     struct GrantRequest: Decodable {
+        /// The client's id of this grant: a retry with it answers the first grant.
+        var id: String?
         var to: String
         var amount: MinorUnits
     }
@@ -140,8 +142,14 @@ struct ChainController: Sendable {
         guard let to = try? EthereumAddress(body.to) else { throw Problem.invalid("to", "Expected 0x and 40 hex digits (EIP-55 if mixed case).") }
         guard to != chain.validator else { throw Problem.invalid("to", "The validator issues the currency and holds none.") }
         guard body.amount.value > 0 else { throw Problem.invalid("amount", "A grant is at least 1 minor unit.", code: "amount_must_not_be_zero") }
-        let outcome = try await rejectionsAsProblems { try await service.grant(chainID: chain.chainID, to: to, amount: body.amount.value) }
-        return try context.json(SubmittedTransaction(hash: outcome.hash, status: "accepted"), status: .accepted)
+        if let id = body.id { guard (1...128).contains(id.utf8.count) else { throw Problem.invalid("id", "An id is 1 to 128 bytes.") } }
+        let outcome = try await rejectionsAsProblems {
+            try await service.grant(chainID: chain.chainID, to: to, amount: body.amount.value, requestID: body.id)
+        }
+        switch outcome {
+        case .accepted(let hash): return try context.json(SubmittedTransaction(hash: hash, status: "accepted"), status: .accepted)
+        case .known(let hash): return try context.json(SubmittedTransaction(hash: hash, status: "known"), status: .ok)
+        }
     }
 
     struct RawTransactionRequest: Decodable {
@@ -169,7 +177,19 @@ struct ChainController: Sendable {
         } catch let rejection as TransactionRejection {
             if rejection.code == "chain_not_found" { throw Problem.notFound("chain") }
             throw Problem(.unprocessableContent, code: rejection.code, detail: rejection.message)
+        } catch ChainService.Failure.requestIDReused(let field) {
+            throw Self.requestIDReused(field)
         }
+    }
+
+    /// A grant's or top-up's id sent again with another value of `field`.
+    static func requestIDReused(_ field: String) -> Problem {
+        Problem(
+            .unprocessableContent,
+            code: TransferError.Code.existsWithDifferentFields.rawValue,
+            detail: "This id was used before with a different \(field); a retry must repeat the request exactly.",
+            field: field
+        )
     }
 
     func chain(_ context: HubRequestContext) async throws -> LocalChain {

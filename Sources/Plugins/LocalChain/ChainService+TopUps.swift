@@ -20,7 +20,8 @@ extension ChainService {
 
     /// Pays `cost` of the rate's asset from `payer` into the collection account and queues a
     /// validator grant of `amount` to `to`, in one ledger transaction: either both happen or
-    /// neither. The transfer id is the caller's (a retry answers `exists` and changes nothing).
+    /// neither. The transfer id is the caller's: a retry with the same fields answers the first
+    /// top-up and changes nothing; with other fields it is refused (``ChainRequest``).
     func topUp(chainID: UInt64, to: EthereumAddress, amount: UInt128, payer: AccountID, transferID: TransferID) async throws
         -> (hash: String, cost: UInt128, rate: TopUpRate)
     {
@@ -32,6 +33,11 @@ extension ChainService {
             }
             guard let rate = try LocalChainStore.topUpRate(chainID: chainID, on: connection) else { throw TopUpFailure.noRate }
             guard let cost = rate.cost(of: amount), cost > 0 else { throw TopUpFailure.notExact }
+            let fields = ["to": to.description, "amount": String(amount), "from_account_id": payer.description]
+            if let prior = try LocalChainStore.request(.topup, id: transferID.description, chainID: chainID, on: connection) {
+                if let field = prior.firstDifference(from: fields) { throw Failure.requestIDReused(field: field) }
+                return (prior.hash, cost, rate)
+            }
             let paid = try tx.submit([
                 TransferRequest(
                     id: transferID,
@@ -55,6 +61,7 @@ extension ChainService {
                 now: clock.now(),
                 on: connection
             )
+            try LocalChainStore.insert(ChainRequest(kind: .topup, id: transferID.description, fields: fields, hash: outcome.hash), chainID: chainID, on: connection)
             return (outcome.hash, cost, rate)
         }
         context.events.nudge()

@@ -22,6 +22,8 @@ struct ChainService: Sendable {
     enum Failure: Error, Equatable {
         case chainIDTaken
         case assetConflict(String)
+        /// A grant or top-up id used before with a different value of `field`.
+        case requestIDReused(field: String)
     }
 
     /// Creates the chain's asset, validator key and genesis block.
@@ -117,13 +119,20 @@ struct ChainService: Sendable {
     /// A grant: a transfer from the validator (which issues the chain's currency) to `to`, signed
     /// with the validator's key as a standard EIP-155 transaction and queued like any other, so it
     /// is sealed in the next block and mirrored in the ledger (issuance → the address).
-    func grant(chainID: UInt64, to: EthereumAddress, amount: UInt128) async throws -> TransactionIntake.Outcome {
+    /// With a request `id`, a retry with the same fields answers the first grant (`known`) and one
+    /// with other fields is refused (``ChainRequest``).
+    func grant(chainID: UInt64, to: EthereumAddress, amount: UInt128, requestID: String? = nil) async throws -> TransactionIntake.Outcome {
         let (vault, configuration, source, clock) = (vault, configuration, context.eventSource, context.clock)
+        let fields = ["to": to.description, "amount": String(amount)]
         let outcome = try await context.database.write { connection -> TransactionIntake.Outcome in
             guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
                 throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
             }
-            return try Self.queueValidatorTransfer(
+            if let requestID, let prior = try LocalChainStore.request(.grant, id: requestID, chainID: chainID, on: connection) {
+                if let field = prior.firstDifference(from: fields) { throw Failure.requestIDReused(field: field) }
+                return .known(prior.hash)
+            }
+            let outcome = try Self.queueValidatorTransfer(
                 chain,
                 to: to,
                 amount: amount,
@@ -133,6 +142,10 @@ struct ChainService: Sendable {
                 now: clock.now(),
                 on: connection
             )
+            if let requestID {
+                try LocalChainStore.insert(ChainRequest(kind: .grant, id: requestID, fields: fields, hash: outcome.hash), chainID: chainID, on: connection)
+            }
+            return outcome
         }
         context.events.nudge()
         return outcome

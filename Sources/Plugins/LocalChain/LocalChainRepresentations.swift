@@ -143,4 +143,9 @@ enum LocalChainJSON {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
+
+    /// A flat object of strings, as ``text(_:)`` wrote it.
+    static func stringMap(_ text: String) throws -> [String: String] {
+        try JSONDecoder().decode([String: String].self, from: Data(text.utf8))
+    }
 }

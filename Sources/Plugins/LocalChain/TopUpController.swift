@@ -98,6 +98,8 @@ struct TopUpController: Sendable {
             throw Self.problem(failure)
         } catch let rejection as TransactionRejection {
             throw Problem(rejection.code == "chain_not_found" ? .notFound : .unprocessableContent, code: rejection.code, detail: rejection.message)
+        } catch ChainService.Failure.requestIDReused(let field) {
+            throw ChainController.requestIDReused(field)
         }
     }
 

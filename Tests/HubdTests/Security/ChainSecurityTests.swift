@@ -224,4 +224,64 @@ struct ChainSecurityTests {
             #expect(plugin.sealerHealth.failures(of: chainID) == paused)
         }
     }
+
+    @Test("#11 a grant or top-up retried with its id answers the first result; another body with it is refused", arguments: TestBackend.enabled)
+    func grantsAndTopUpsAreIdempotentByID(backend: TestBackend) async throws {
+        try await withLocalChainHub(on: backend) { hub, api in
+            let chainID: UInt64 = 93_200_111
+            #expect(try await api.createChain(chainID).status == .created)
+            let alice = TestKeys.address(TestKeys.alice)
+            func grant(_ body: [String: Any]) async throws -> TestResponse {
+                try await api.client.execute(
+                    uri: "/v1/rails/localchain/chains/\(chainID)/grants",
+                    method: .post,
+                    headers: bearer("org-1", "organiser") + jsonHeaders,
+                    body: jsonBody(body)
+                )
+            }
+            let first = try await grant(["id": "grant-1", "to": alice.checksummed, "amount": "700"])
+            #expect(first.status == .accepted)
+            let again = try await grant(["id": "grant-1", "to": alice.checksummed, "amount": "700"])
+            #expect(again.status == .ok, "\(again.text)")
+            #expect(again.object["hash"] as? String == first.object["hash"] as? String)
+            let changed = try await grant(["id": "grant-1", "to": alice.checksummed, "amount": "701"])
+            #expect(changed.status == .unprocessableContent)
+            #expect(problemCode(changed) == "exists_with_different_fields")
+            #expect(changed.object["field"] as? String == "amount")
+            try await api.waitSealed(chainID)
+            #expect(try await api.account(chainID, alice)?.balance == 700)
+
+            let usd = try await hub.ledger.makeAsset("USD")
+            let member = try await hub.ledger.makeWallet(usd, owner: uid("user-1"))
+            let collection = try await hub.ledger.makeWallet(usd, owner: uid("org-1"))
+            try await hub.ledger.mint(10_000, of: usd, to: member)
+            let rate = try await api.client.execute(
+                uri: "/v1/rails/localchain/chains/\(chainID)/topup-rate",
+                method: .put,
+                headers: bearer("org-1", "organiser") + jsonHeaders,
+                body: jsonBody(["asset": "USD", "pay": "1", "receive": "100", "collection_account_id": collection.id.description])
+            )
+            #expect(rate.status == .ok)
+            func topUp(_ amount: String) async throws -> TestResponse {
+                try await api.client.execute(
+                    uri: "/v1/rails/localchain/chains/\(chainID)/topups",
+                    method: .post,
+                    headers: bearer("user-1") + jsonHeaders,
+                    body: jsonBody(["id": "0e2c6a4e-2f0a-4b8e-9c59-2f4e1c1a7b10", "to": alice.checksummed, "amount": amount, "from_account_id": member.id.description])
+                )
+            }
+            let bought = try await topUp("500")
+            #expect(bought.status == .accepted, "\(bought.text)")
+            let retried = try await topUp("500")
+            #expect(retried.status == .accepted, "\(retried.text)")
+            #expect(retried.object["hash"] as? String == bought.object["hash"] as? String)
+            let other = try await topUp("600")
+            #expect(other.status == .unprocessableContent)
+            #expect(other.object["field"] as? String == "amount")
+            try await api.waitSealed(chainID)
+            #expect(try await api.account(chainID, alice)?.balance == 1_200)
+            #expect(try await hub.ledger.balance(member).available == 9_995)
+            try await hub.ledger.expectVerified()
+        }
+    }
 }
