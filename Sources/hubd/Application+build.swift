@@ -54,17 +54,24 @@ func addConsole(to router: Router<HubRequestContext>, hub: Hub) {
 
 /// `/healthz`, `/readyz`, `/metrics`, `/openapi.json`: unauthenticated, for probes and tools.
 func addOperationalRoutes(to router: Router<HubRequestContext>, hub: Hub) {
-    let database = hub.database
+    let (database, plugins) = (hub.database, hub.plugins)
     router.get("/healthz") { _, context in
         try context.json(HealthStatus(status: "ok", version: HubVersion.current))
     }
+    // Ready: the database answers and no running rail is down (e.g. the local chain's key file
+    // opened to others after start-up).
     router.get("/readyz") { _, context -> Response in
         do {
             _ = try await database.read { try $0.queryFirst("SELECT 1") }
-            return try context.json(HealthStatus(status: "ready", version: HubVersion.current))
         } catch {
             return try context.json(HealthStatus(status: "database unavailable", version: HubVersion.current), status: .serviceUnavailable)
         }
+        let down = await plugins.downPlugins()
+        guard down.isEmpty else {
+            let status = down.map { "plugin \($0.id) down: \($0.detail)" }.joined(separator: "; ")
+            return try context.json(HealthStatus(status: status, version: HubVersion.current), status: .serviceUnavailable)
+        }
+        return try context.json(HealthStatus(status: "ready", version: HubVersion.current))
     }
     let registry = hub.metrics
     router.get("/metrics") { _, _ -> Response in

@@ -92,6 +92,17 @@ public final class PluginHost: Sendable {
         var routePrefix: String
     }
 
+    /// The running plugins that report `down`, with why: readiness fails while there is one (a
+    /// degraded plugin still serves).
+    public func downPlugins() async -> [(id: String, detail: String)] {
+        var down: [(id: String, detail: String)] = []
+        for entry in running {
+            let health = await Self.health(of: entry.plugin)
+            if health.status == .down { down.append((entry.id, health.detail ?? "down")) }
+        }
+        return down
+    }
+
     /// A plugin's health, or `down` when it does not answer within two seconds (one stuck plugin
     /// must not hang the list).
     static func health(of plugin: any RailPlugin, timeout: Duration = .seconds(2)) async -> PluginHealth {

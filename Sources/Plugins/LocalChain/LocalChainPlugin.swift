@@ -19,7 +19,11 @@ public struct LocalChainPlugin: RailPlugin {
         self.context = context
         context.ledger.reserveAssetCodes(prefix: LocalChainIDs.assetCodePrefix, rail: Self.id)
         self.configuration = try LocalChainConfiguration(config)
-        // No I/O here: the key file is read (or created) at first use.
+        // The key file is read (or created) at first use; one that exists already must be sound
+        // now, or the hub does not start (rather than failing at the first chain created).
+        if let problem = ValidatorKeyVault.problem(at: configuration.keyFile) {
+            throw PluginConfigError(field: "key_file", message: problem)
+        }
         self.vault = ValidatorKeyVault(path: configuration.keyFile)
         self.intakeWriter = IntakeWriter(context: context, configuration: configuration)
     }
@@ -84,6 +88,9 @@ public struct LocalChainPlugin: RailPlugin {
     }
 
     public func health() async -> PluginHealth {
+        if let problem = ValidatorKeyVault.problem(at: configuration.keyFile) {
+            return PluginHealth(.down, detail: problem)
+        }
         do {
             let (chains, pending) = try await context.database.read { connection in
                 (

@@ -80,13 +80,25 @@ final class ValidatorKeyVault: Sendable {
         }
     }
 
+    /// What is wrong with an existing key file (open to group or others, or not 32 bytes), or
+    /// `nil` when it is sound or does not exist yet. Checked at start-up (the plugin refuses to
+    /// start), by readiness (a file opened up later turns the hub unready) and at every load.
+    static func problem(at path: String) -> String? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
+        let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0o777
+        guard mode & 0o077 == 0 else {
+            return "the key file \(path) is readable by others (mode \(String(mode, radix: 8))): run `chmod 600 \(path)`"
+        }
+        guard (attributes[.size] as? NSNumber)?.intValue == 32 else {
+            return "the key file \(path) must hold exactly 32 bytes (the local chain's key-encryption key)"
+        }
+        return nil
+    }
+
     static func loadOrCreate(_ path: String) throws -> [UInt8] {
         precondition(sodiumReady, "sodium_init() failed")
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: path) {
-            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0o777
-            guard mode & 0o077 == 0 else {
-                throw LocalChainFailure("\(path) is readable by others (mode \(String(mode, radix: 8))); chmod 600 it")
-            }
+        if FileManager.default.fileExists(atPath: path) {
+            if let problem = problem(at: path) { throw LocalChainFailure(problem) }
             guard let data = FileManager.default.contents(atPath: path), data.count == 32 else {
                 throw LocalChainFailure("\(path) must hold exactly 32 bytes (the local chain's key-encryption key)")
             }

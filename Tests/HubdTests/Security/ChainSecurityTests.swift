@@ -209,7 +209,10 @@ struct ChainSecurityTests {
                 await plugin.health().status == .degraded
             }
             #expect(await plugin.health().detail?.contains("chain \(chainID)") == true)
-            #expect(try await Self.eventTypes(api, "localchain.chain.*").contains(BlockSealer.degradedEvent))
+            // The event is appended right after the health changes.
+            try await eventually("the degraded event", timeout: .seconds(10)) {
+                try await Self.eventTypes(api, "localchain.chain.*").contains(BlockSealer.degradedEvent)
+            }
             // Backing off: a handful of attempts in a second, not one per 20 ms tick.
             let before = plugin.sealerHealth.failures(of: chainID)
             try await Task.sleep(for: .seconds(1))
@@ -282,6 +285,38 @@ struct ChainSecurityTests {
             #expect(try await api.account(chainID, alice)?.balance == 1_200)
             #expect(try await hub.ledger.balance(member).available == 9_995)
             try await hub.ledger.expectVerified()
+        }
+    }
+
+    @Test("#13 a key file open to others stops start-up and turns readiness down", arguments: TestBackend.enabled)
+    func keyFilePermissions(backend: TestBackend) async throws {
+        let keyFile = localChainKeyFile()
+        let folder = (keyFile as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: keyFile, contents: Data(repeating: 7, count: 32), attributes: [.posixPermissions: 0o644]))
+        do {
+            try await withTestHub(on: backend, builtIn: [LocalChainPlugin.self], plugins: [localChainEntry(keyFile: keyFile)]) {
+                (_: Hub, _: any TestClientProtocol) async throws in
+                Issue.record("the hub started with a world-readable key file")
+            }
+        } catch {
+            // Start-up names the file, the plugin, the field and the fix.
+            let message = "\(error)"
+            #expect(message.contains("plugin 'localchain'") && message.contains("key_file") && message.contains("chmod 600"), "\(message)")
+        }
+
+        // Sound at start-up, opened up later: readiness says so (and names the fix).
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile)
+        try await withTestHub(on: backend, builtIn: [LocalChainPlugin.self], plugins: [localChainEntry(keyFile: keyFile)]) {
+            (_: Hub, client: any TestClientProtocol) async throws in
+            #expect(try await client.execute(uri: "/readyz", method: .get).status == .ok)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyFile)
+            let unready = try await client.execute(uri: "/readyz", method: .get)
+            #expect(unready.status == .serviceUnavailable)
+            #expect(unready.text.contains("chmod 600"), "\(unready.text)")
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile)
+            #expect(try await client.execute(uri: "/readyz", method: .get).status == .ok)
         }
     }
 }
