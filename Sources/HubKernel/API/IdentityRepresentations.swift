@@ -121,6 +121,11 @@ struct CreateUserRequest: Decodable, Sendable {
     var password: String?
 }
 
+/// `PATCH /v1/users/{id}`: what an admin may change of a user.
+struct UpdateUserRequest: Decodable, Sendable {
+    var roles: [String]?
+}
+
 struct CreateAPIKeyRequest: Decodable, Sendable {
     var name: String
     var scopes: [String]

@@ -10,6 +10,9 @@ struct AccessTokenClaims: JWTPayload {
     var exp: ExpirationClaim
     var jti: IDClaim
     var iss: IssuerClaim
+    /// The session (refresh-token family) the token belongs to: ending the session (logout, a
+    /// reused refresh token, sign-out everywhere, the user disabled) refuses its access tokens too.
+    var sid: String
 
     /// Checks the shape only. Expiry is checked by ``TokenService`` against its injected clock,
     /// which jwt-kit's own check (the system time) cannot see.

@@ -51,6 +51,18 @@ enum IdentityEvents {
         )
     }
 
+    static func rolesChanged(_ id: UserID, from old: Set<Role>, to new: Set<Role>, by: UserID, at time: LedgerTimestamp) -> NewEvent {
+        event(
+            "identity.user.roles_changed",
+            subject: id.description,
+            at: time,
+            [
+                "id": .string(id.description), "by": .string(by.description),
+                "from": .strings(old.sorted().map(\.rawValue)), "to": .strings(new.sorted().map(\.rawValue)),
+            ]
+        )
+    }
+
     static func passwordSet(_ id: UserID, at time: LedgerTimestamp) -> NewEvent {
         event("identity.user.password_set", subject: id.description, at: time, ["id": .string(id.description)])
     }

@@ -33,9 +33,11 @@ public struct Principal: Sendable, Hashable {
         self.scopes = scopes
     }
 
-    /// Whether the caller holds the admin role (and, for an API key, the `admin` scope: a
-    /// narrow key of an admin user does not act as an admin).
-    public var isAdmin: Bool { roles.contains(.admin) && (scopes.map { $0.contains(.admin) } ?? true) }
+    /// Whether the caller's user holds the admin role. What the caller may *use* that for is
+    /// decided by the scope each endpoint requires (``allows(scope:)``): an admin's key with only
+    /// `events:read` reads the event log as an admin and does nothing else. Scopes grant what they
+    /// name; the `admin` scope grants every scope the user's roles permit.
+    public var isAdmin: Bool { roles.contains(.admin) }
 
     /// Whether the user holds `role`. Roles are not ranked: an admin does not "have" organiser.
     public func has(_ role: Role) -> Bool { roles.contains(role) }

@@ -4,7 +4,7 @@ extension TokenService {
     /// What one refresh transaction decided. Reuse is a result, not a thrown error, because the
     /// family's revocation must commit before the caller is refused.
     private enum RefreshOutcome: Sendable {
-        case rotated(User, expiresAt: LedgerTimestamp)
+        case rotated(User, family: String, expiresAt: LedgerTimestamp)
         case reused(UserID, family: String)
         case refused(IdentityError)
     }
@@ -48,11 +48,11 @@ extension TokenService {
             )
             let expiresAt = now.adding(lifetime)
             try Self.insertRefresh(next, family: family, userID: userID, now: now, expiresAt: expiresAt, id: nextID, on: connection)
-            return .rotated(user, expiresAt: expiresAt)
+            return .rotated(user, family: family, expiresAt: expiresAt)
         }
         switch outcome {
-        case .rotated(let user, let expiresAt):
-            return try await pair(for: user, refresh: next, refreshExpiresAt: expiresAt, now: now)
+        case .rotated(let user, let family, let expiresAt):
+            return try await pair(for: user, session: family, refresh: next, refreshExpiresAt: expiresAt, now: now)
         case .reused(let userID, let family):
             context.logger.info(
                 "refresh token reused; session revoked",
@@ -82,7 +82,7 @@ extension TokenService {
     }
 
     /// Ends every session of `userID` ("sign out everywhere"); returns how many tokens it revoked.
-    /// Access tokens already issued stay valid until they expire (minutes).
+    /// Their access tokens are refused from then on (within the authenticator's cache window).
     @discardableResult
     public func revokeAll(for userID: UserID) async throws -> Int {
         let now = context.now()

@@ -43,10 +43,12 @@ public final class TokenService: Sendable {
             try Self.insertRefresh(refresh, family: family, userID: user.id, now: now, expiresAt: expiresAt, on: connection)
             return current
         }
-        return try await pair(for: current, refresh: refresh, refreshExpiresAt: expiresAt, now: now)
+        return try await pair(for: current, session: family, refresh: refresh, refreshExpiresAt: expiresAt, now: now)
     }
 
-    func pair(for user: User, refresh: OpaqueToken, refreshExpiresAt: LedgerTimestamp, now: LedgerTimestamp) async throws -> TokenPair {
+    func pair(for user: User, session: String, refresh: OpaqueToken, refreshExpiresAt: LedgerTimestamp, now: LedgerTimestamp) async throws
+        -> TokenPair
+    {
         let issuedAt = now.wholeSeconds
         let expires = issuedAt.addingTimeInterval(Self.seconds(context.configuration.accessTokenLifetime))
         let claims = AccessTokenClaims(
@@ -55,7 +57,8 @@ public final class TokenService: Sendable {
             iat: IssuedAtClaim(value: issuedAt),
             exp: ExpirationClaim(value: expires),
             jti: IDClaim(value: IdentityCrypto.base64URL(IdentityCrypto.randomBytes(16))),
-            iss: IssuerClaim(value: context.configuration.issuer)
+            iss: IssuerClaim(value: context.configuration.issuer),
+            sid: session
         )
         let token = try await signingKeys().sign(claims)
         return TokenPair(
@@ -85,7 +88,7 @@ public final class TokenService: Sendable {
 
     /// The caller behind an access token.
     /// - Throws: `token_invalid` (malformed, bad signature, wrong issuer, unknown user),
-    ///   `token_expired`, `user_disabled`.
+    ///   `token_expired`, `token_revoked` (its session ended), `user_disabled`.
     public func verify(accessToken: String) async throws -> Principal {
         // Loaded outside the `do`, so a database failure is reported as one, not as a bad token.
         let keys = try await signingKeys()
@@ -101,9 +104,22 @@ public final class TokenService: Sendable {
         guard context.now().date < claims.exp.value else {
             throw IdentityError(.tokenExpired, "the access token has expired; refresh it")
         }
-        let row = try await context.database.read { try UserStore.find(userID, on: $0) }
+        // One read for both: the user as they are now, and whether the token's session is alive
+        // (some refresh token of its family not revoked: rotation keeps a family alive, logout and
+        // reuse detection revoke all of it).
+        let session = claims.sid
+        let (row, live) = try await context.database.read { connection in
+            (
+                try UserStore.find(userID, on: connection),
+                try connection.queryFirst(
+                    "SELECT 1 FROM hub_refresh_tokens WHERE family_id = $1 AND revoked_at IS NULL LIMIT 1",
+                    [.text(session)]
+                ) != nil
+            )
+        }
         guard let user = row?.user else { throw IdentityError(.tokenInvalid, "the access token's user no longer exists") }
         guard !user.disabled else { throw IdentityError(.userDisabled, "this account is disabled") }
+        guard live else { throw IdentityError(.tokenRevoked, "this session has ended; sign in again") }
         return Principal(userID: user.id, roles: user.roles, credential: .accessToken(tokenID: claims.jti.value), scopes: nil)
     }
 

@@ -82,7 +82,43 @@ public final class UserService: Sendable {
         }
     }
 
+    /// The users `creator` created, ordered by id, with the same paging as ``list(after:limit:)``:
+    /// what an organiser sees of the hub's people.
+    public func list(createdBy creator: UserID, after: UserID? = nil, limit: Int = 100) async throws -> [User] {
+        let limit = Int64(max(1, min(limit, 1000)))
+        return try await context.database.read { connection in
+            try connection.query(
+                UserStore.select + " WHERE created_by = $1 AND id > $2 ORDER BY id LIMIT $3",
+                [creator.text, .text(after?.description ?? ""), .int(limit)]
+            ).map { try UserStore.row($0).user }
+        }
+    }
+
     // MARK: Changing
+
+    /// Replaces a user's roles (admins only, `users:write`). Takes effect at the user's next
+    /// request (roles are read at every authentication, within the authenticator's cache window).
+    /// - Throws: `forbidden`, `user_not_found`, `last_admin` (it would leave no enabled admin).
+    @discardableResult
+    public func setRoles(_ id: UserID, to roles: Set<Role>, by caller: Principal) async throws -> User {
+        try caller.require(scope: .usersWrite)
+        guard caller.isAdmin else { throw IdentityError(.forbidden, "only admins change roles") }
+        guard !roles.isEmpty else { throw IdentityError(.invalidField, "a user holds at least one role", field: "roles") }
+        let now = context.now()
+        return try await context.database.write { connection in
+            guard var user = try UserStore.find(id, lock: true, on: connection)?.user else {
+                throw IdentityError(.userNotFound, "no user \(id)")
+            }
+            guard user.roles != roles else { return user }
+            if user.isAdmin, !roles.contains(.admin), !user.disabled, try UserStore.enabledAdminCount(lock: true, on: connection) <= 1 {
+                throw IdentityError(.lastAdmin, "this is the only enabled admin; make another admin first")
+            }
+            try connection.execute("UPDATE hub_users SET roles = $1 WHERE id = $2", [.text(roles.storageText), id.text])
+            try EventLog.append([IdentityEvents.rolesChanged(id, from: user.roles, to: roles, by: caller.userID, at: now)], on: connection)
+            user.roles = roles
+            return user
+        }
+    }
 
     /// Disables a user: their tokens and keys stop working at once and their sessions end.
     /// Idempotent.
