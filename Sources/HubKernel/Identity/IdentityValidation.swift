@@ -1,16 +1,13 @@
 /// Checks for free-text fields, shared by users and API keys so every name follows one rule.
 enum IdentityValidation {
-    /// A trimmed name of 1…`maxLength` characters with no control characters (they would break
-    /// log lines and the console's layout).
+    /// A name people read, by the hub's one rule (``DisplayText``): trimmed, NFC, 1…`maxLength`
+    /// characters, nothing invisible, no control or direction-changing characters.
     static func name(_ input: String, field: String, maxLength: Int = 100) throws -> String {
-        let name = input.trimmingASCIIWhitespace()
-        guard !name.isEmpty, name.count <= maxLength else {
-            throw IdentityError(.invalidField, "\(field) must be 1 to \(maxLength) characters", field: field)
+        do {
+            return try DisplayText.name(input, field: field, maxLength: maxLength)
+        } catch let refusal as DisplayText.Refusal {
+            throw IdentityError(.invalidField, refusal.message, field: field)
         }
-        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw IdentityError(.invalidField, "\(field) must not contain control characters", field: field)
-        }
-        return name
     }
 
     static func roles(_ roles: Set<Role>) throws -> Set<Role> {

@@ -5,21 +5,29 @@ extension Ledger {
     /// Creates an asset and its issuance account, or returns the existing asset when the fields
     /// match. A code inside a prefix a rail reserved (``reserveAssetCodes(prefix:rail:)``) is
     /// created only by that rail; an existing asset with another owner is a conflict, never adopted.
-    public func createAsset(_ new: NewAsset) async throws -> CreateResult<Asset> {
-        if let owner = assetCodeReservations.rail(reserving: new.code), owner != new.rail {
+    public func createAsset(_ requested: NewAsset) async throws -> CreateResult<Asset> {
+        if let owner = assetCodeReservations.rail(reserving: requested.code), owner != requested.rail {
             return .failed(
                 TransferError(
                     .assetCodeReserved,
-                    "asset codes starting with \(assetCodeReservations.prefix(reserving: new.code) ?? "") belong to the rail '\(owner)'",
+                    "asset codes starting with \(assetCodeReservations.prefix(reserving: requested.code) ?? "") belong to the rail '\(owner)'",
                     field: "code"
                 )
             )
         }
-        guard new.scale <= Asset.maximumScale else {
+        guard requested.scale <= Asset.maximumScale else {
             return .failed(TransferError(.invalidField, "scale must be 0 to \(Asset.maximumScale)", field: "scale"))
         }
-        guard (1...128).contains(new.name.utf8.count) else {
+        guard (1...128).contains(requested.name.utf8.count) else {
             return .failed(TransferError(.invalidField, "name must be 1 to 128 bytes", field: "name"))
+        }
+        let new: NewAsset
+        do {
+            var named = requested
+            named.name = try DisplayText.name(requested.name, field: "name", maxLength: 128)
+            new = named
+        } catch let refusal as DisplayText.Refusal {
+            return .failed(TransferError(.invalidField, refusal.message, field: "name"))
         }
         let clock = self.clock
         return try await database.write { connection in

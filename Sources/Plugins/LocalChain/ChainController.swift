@@ -53,10 +53,15 @@ struct ChainController: Sendable {
                 code: "public_chain_id"
             )
         }
-        let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...100).contains(name.count) else { throw Problem.invalid("name", "A name is 1 to 100 characters.") }
-        let currency = body.currencyName.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...64).contains(currency.count) else { throw Problem.invalid("currency_name", "A currency name is 1 to 64 characters.") }
+        // Names wallets and the explorer show: the hub's one rule for names people read.
+        let name: String
+        let currency: String
+        do {
+            name = try DisplayText.name(body.name, field: "name", maxLength: 100)
+            currency = try DisplayText.name(body.currencyName, field: "currency_name", maxLength: 64)
+        } catch let refusal as DisplayText.Refusal {
+            throw Problem.invalid(refusal.field, refusal.message)
+        }
         guard (1...11).contains(body.symbol.count), body.symbol.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
             throw Problem.invalid("symbol", "A symbol is 1 to 11 ASCII letters or digits.")
         }

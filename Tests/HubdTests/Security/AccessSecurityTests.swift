@@ -163,4 +163,37 @@ struct AccessSecurityTests {
             #expect(write.status == .forbidden)
         }
     }
+
+    @Test("#10 names that would read as something else are refused; names are stored in NFC", arguments: TestBackend.enabled)
+    func spoofableNames(backend: TestBackend) async throws {
+        try await withTestHub(on: backend, realIdentity: true) { hub, client in
+            let (admin, _) = try await API.signInAdmin(hub, client)
+            for (index, name) in ["\u{202E}evil\u{202C}", "Pay\u{200B}Pal", "\u{2066}shop\u{2069}", "\u{3164}"].enumerated() {
+                let user = try await client.execute(
+                    uri: "/v1/users",
+                    method: .post,
+                    headers: API.auth(admin) + jsonHeaders,
+                    body: jsonBody(["email": "spoof\(index)@example.test", "display_name": name])
+                )
+                #expect(user.status == .unprocessableContent, "\(name.unicodeScalars.map(\.value)): \(user.text)")
+                #expect(user.object["field"] as? String == "display_name")
+                let asset = try await client.execute(
+                    uri: "/v1/assets",
+                    method: .post,
+                    headers: API.auth(admin) + jsonHeaders,
+                    body: jsonBody(["code": "SPOOF\(index)", "scale": 2, "name": name])
+                )
+                #expect(asset.status == .unprocessableContent, "\(asset.text)")
+            }
+            #expect(try await hub.identity.users.user(email: "spoof0@example.test") == nil)
+            let decomposed = try await client.execute(
+                uri: "/v1/users",
+                method: .post,
+                headers: API.auth(admin) + jsonHeaders,
+                body: jsonBody(["email": "nfc@example.test", "display_name": "Cafe\u{301} Luna"])
+            )
+            #expect(decomposed.status == .created)
+            #expect(decomposed.object["display_name"] as? String == "Caf\u{E9} Luna")
+        }
+    }
 }
