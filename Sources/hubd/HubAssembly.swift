@@ -43,7 +43,7 @@ enum HubAssembly {
         } catch let failure as PluginSetupError {
             throw pluginsFile.error(for: failure)
         }
-        let webhookClient = CurlWebhookClient()
+        let webhookClient = CurlWebhookClient(addressPolicy: webhookConfiguration.addressPolicy)
         let webhooks = WebhookStore(database: database, client: webhookClient, configuration: webhookConfiguration, metrics: metricsFactory)
         let dispatcher = WebhookDispatcher(
             database: database,

@@ -20,6 +20,7 @@ struct ConfigurationError: Error, CustomStringConvertible {
 /// | `HUB_DEV_LOGIN` | `0` | `1` adds `POST /v1/auth/dev-login` (sign in by email alone) |
 /// | `HUB_IDEMPOTENCY_RETENTION_HOURS` | `24` | how long `Idempotency-Key`s are kept (24 or more) |
 /// | `HUB_WEBHOOK_RETRY_SCHEDULE` | `5s,30s,2m,10m,30m,1h,2h,4h,8h,8h,8h` | waits between webhook attempts |
+/// | `HUB_WEBHOOK_ALLOW_PRIVATE` | (none) | comma-separated CIDRs of non-public receivers webhooks may reach (`10.1.0.0/16,fd00::/8`) |
 struct HubConfiguration: Sendable {
     var databaseURL = DatabaseURL.defaultURL
     var listenHost = "127.0.0.1"
@@ -77,6 +78,15 @@ struct HubConfiguration: Sendable {
         }
         if let text = environment["HUB_WEBHOOK_RETRY_SCHEDULE"], !text.isEmpty {
             configuration.webhooks.retrySchedule = try parseSchedule(text, source: "HUB_WEBHOOK_RETRY_SCHEDULE")
+        }
+        if let text = environment["HUB_WEBHOOK_ALLOW_PRIVATE"], !text.isEmpty {
+            configuration.webhooks.addressPolicy.allowedNetworks = try text.split(separator: ",").map { part in
+                let item = part.trimmingCharacters(in: .whitespaces)
+                guard let network = IPNetwork(parsing: item) else {
+                    throw ConfigurationError(source: "HUB_WEBHOOK_ALLOW_PRIVATE", message: "'\(item)' is not a network such as 10.0.0.0/8 or fd00::/8")
+                }
+                return network
+            }
         }
         return configuration
     }

@@ -1,3 +1,4 @@
+import Foundation
 import CCurl
 import NIOPosix
 import Synchronization
@@ -23,14 +24,22 @@ public final class CurlWebhookClient: WebhookHTTPClient {
 
     private let threadPool: NIOThreadPool
     private let userAgent: String
+    private let addressPolicy: WebhookAddressPolicy
 
     /// - Parameters:
     ///   - threadCount: requests that can be in flight at once (more wait for a thread).
     ///   - userAgent: the `User-Agent` header.
-    public init(threadCount: Int = WebhookConfiguration().maxConcurrentEndpoints, userAgent: String = "hubd-webhooks/1") {
+    ///   - addressPolicy: which addresses may be connected to; each request's host is resolved,
+    ///     every address checked, and the connection pinned to the checked addresses.
+    public init(
+        threadCount: Int = WebhookConfiguration().maxConcurrentEndpoints,
+        userAgent: String = "hubd-webhooks/1",
+        addressPolicy: WebhookAddressPolicy = WebhookAddressPolicy()
+    ) {
         threadPool = NIOThreadPool(numberOfThreads: max(1, threadCount))
         threadPool.start()
         self.userAgent = userAgent
+        self.addressPolicy = addressPolicy
     }
 
     deinit {
@@ -42,7 +51,7 @@ public final class CurlWebhookClient: WebhookHTTPClient {
             throw WebhookError(.transportFailed, "curl_global_init failed: \(String(cString: curl_easy_strerror(Self.globalInit)))")
         }
         try Task.checkCancellation()
-        let request = CurlRequest(url: url, headers: headers, body: body, timeout: timeout, userAgent: userAgent)
+        let request = CurlRequest(url: url, headers: headers, body: body, timeout: timeout, userAgent: userAgent, addressPolicy: addressPolicy)
         // Cancelling the task cannot interrupt a blocked thread; the flag makes curl's progress
         // callback abort the transfer instead (it runs at least once a second).
         let cancelled = CurlCancellation()
@@ -66,10 +75,34 @@ struct CurlRequest: Sendable {
     let body: [UInt8]
     let timeout: Duration
     let userAgent: String
+    let addressPolicy: WebhookAddressPolicy
+
+    /// Resolves the URL's host (blocking DNS, on this pool thread), refuses it when any address is
+    /// not allowed, and returns the `CURLOPT_RESOLVE` entry that makes curl connect to exactly
+    /// these addresses: a second DNS answer (rebinding) cannot send the request elsewhere.
+    func pinnedResolve() throws -> String {
+        guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else {
+            throw WebhookError(.transportFailed, "the URL has no host")
+        }
+        let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let addresses = try WebhookAddressPolicy.addresses(of: bare, port: port)
+        guard !addresses.isEmpty else { throw WebhookError(.transportFailed, "\(host) has no address") }
+        for address in addresses {
+            if let refusal = addressPolicy.refusal(for: address) {
+                throw WebhookError(.addressRefused, "not delivered: \(host) resolves to \(refusal); webhooks go to public addresses only")
+            }
+        }
+        let list = addresses.map { $0.count == 16 ? "[\(IPNetwork.text($0))]" : IPNetwork.text($0) }.joined(separator: ",")
+        return "\(bare):\(port):\(list)"
+    }
 
     func perform(cancelled: CurlCancellation) throws -> WebhookHTTPResponse {
+        let resolve = try pinnedResolve()
         guard let handle = curl_easy_init() else { throw WebhookError(.transportFailed, "curl_easy_init failed") }
         defer { curl_easy_cleanup(handle) }
+        var resolveList: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, resolve)
+        defer { curl_slist_free_all(resolveList) }
 
         var headerList: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headerList) }
@@ -89,6 +122,9 @@ struct CurlRequest: Sendable {
             guard rc == CURLE_OK else { throw WebhookError(.transportFailed, "\(what): \(String(cString: curl_easy_strerror(rc)))") }
         }
         try check(hub_curl_setopt_string(handle, CURLOPT_URL, url), "bad URL")
+        try check(hub_curl_setopt_slist(handle, CURLOPT_RESOLVE, resolveList), "pinned addresses")
+        // A proxy from the environment would connect on our behalf to an address we did not check.
+        try check(hub_curl_setopt_string(handle, CURLOPT_PROXY, ""), "proxy")
         try check(hub_curl_allow_only_http(handle), "restricting protocols")
         try check(hub_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0), "redirects")
         // Timeouts by signal would hit whichever thread is running; this process has many.

@@ -23,6 +23,8 @@ public struct WebhookConfiguration: Sendable {
     public var maxConcurrentEndpoints = 8
     /// Events an endpoint is sent in one turn before others get a slot (it carries on next turn).
     public var eventsPerTurn = 100
+    /// Which addresses may receive webhooks: public ones only, unless listed (SSRF).
+    public var addressPolicy = WebhookAddressPolicy()
 
     public init() {}
 

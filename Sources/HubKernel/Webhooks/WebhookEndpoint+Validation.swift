@@ -9,9 +9,10 @@ enum WebhookValidation {
     /// An absolute `http` or `https` URL with a host, no credentials and no fragment.
     ///
     /// Credentials in the URL would be stored and shown next to the endpoint; receivers
-    /// authenticate the hub by its signature instead. Which hosts may be reached (SSRF) is a
-    /// deployment matter: put an egress proxy in front, as the Standard Webhooks spec advises.
-    static func url(_ text: String) throws -> String {
+    /// authenticate the hub by its signature instead. A host that is a non-public address (or
+    /// `localhost`) is refused unless `policy` allows it (``WebhookAddressPolicy``); names are
+    /// checked again on every address they resolve to when delivering.
+    static func url(_ text: String, policy: WebhookAddressPolicy) throws -> String {
         func invalid(_ why: String) -> WebhookError { WebhookError(.invalidURL, why, field: "url") }
         guard !text.isEmpty, text.utf8.count <= maxURLLength else {
             throw invalid("the URL must be 1 to \(maxURLLength) bytes long")
@@ -26,6 +27,13 @@ enum WebhookValidation {
         guard let host = components.host, !host.isEmpty else { throw invalid("the URL has no host") }
         guard components.user == nil, components.password == nil else { throw invalid("the URL must not carry credentials") }
         guard components.fragment == nil else { throw invalid("the URL must not have a fragment") }
+        if let refusal = policy.refusal(forHost: host) {
+            throw WebhookError(
+                .addressRefused,
+                "\(refusal): webhooks go to public addresses only (an operator allows private receivers with HUB_WEBHOOK_ALLOW_PRIVATE)",
+                field: "url"
+            )
+        }
         return text
     }
 

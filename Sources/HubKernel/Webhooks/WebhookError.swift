@@ -8,6 +8,8 @@ public struct WebhookError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// The endpoint URL is not an absolute `http`/`https` URL with a host.
         public static let invalidURL = Code("invalid_url")
+        /// The URL's host is (or resolves to) an address webhooks may not reach.
+        public static let addressRefused = Code("address_refused")
         /// An event-type filter is not a dotted type, optionally ending in `.*`.
         public static let invalidFilter = Code("invalid_filter")
         /// Some other field is out of range (description too long, a bad start sequence, …).

@@ -15,11 +15,13 @@ public struct WebhookStore: Sendable {
     public let database: Database
     let clock: WebhookClock
     let attempter: WebhookAttempter
+    /// Which receiver addresses endpoints may name (checked when they are saved).
+    let addressPolicy: WebhookAddressPolicy
 
     /// - Parameters:
     ///   - database: a database migrated with the kernel's migrations.
     ///   - client: sends manual redeliveries.
-    ///   - configuration: the request timeout for manual redeliveries.
+    ///   - configuration: the request timeout for manual redeliveries, the address policy.
     ///   - clock: timestamps of changes and attempts.
     ///   - metrics: counts manual attempts with the dispatcher's metrics, when given.
     public init(
@@ -31,6 +33,7 @@ public struct WebhookStore: Sendable {
     ) {
         self.database = database
         self.clock = clock
+        self.addressPolicy = configuration.addressPolicy
         attempter = WebhookAttempter(
             client: client,
             clock: clock,
@@ -50,7 +53,7 @@ public struct WebhookStore: Sendable {
     /// - Throws: ``WebhookError`` `invalid_url`, `invalid_filter` or `invalid_field`
     ///   (`description`, `created_by`, `start_after_sequence`).
     public func create(_ new: NewWebhookEndpoint) async throws -> WebhookEndpoint {
-        let url = try WebhookValidation.url(new.url)
+        let url = try WebhookValidation.url(new.url, policy: addressPolicy)
         let description = try WebhookValidation.description(new.description)
         let filter = try WebhookEventFilter(validating: new.eventTypes)
         if let createdBy = new.createdBy, createdBy.isEmpty || createdBy.utf8.count > 200 {
@@ -116,7 +119,7 @@ public struct WebhookStore: Sendable {
     /// after the pause, and an event the new filters exclude no longer blocks the ones after it.
     /// - Throws: ``WebhookError`` `not_found`, `invalid_url`, `invalid_filter`, `invalid_field`.
     public func update(_ id: WebhookEndpointID, _ update: WebhookEndpointUpdate) async throws -> WebhookEndpoint {
-        let url = try update.url.map(WebhookValidation.url)
+        let url = try update.url.map { try WebhookValidation.url($0, policy: addressPolicy) }
         let description = try update.description.map(WebhookValidation.description)
         let types = try update.eventTypes.map { try WebhookEventFilter(validating: $0).patterns }
         let now = clock.now()

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("curl webhook client")
 struct CurlWebhookClientTests {
-    let client = CurlWebhookClient(threadCount: 2)
+    let client = CurlWebhookClient(threadCount: 2, addressPolicy: .testReceivers)
 
     @Test("posts the body and headers and returns the status and body", .timeLimit(.minutes(1)))
     func postsAndReads() async throws {

@@ -224,7 +224,7 @@ struct WebhookDispatcherTests {
             // A second dispatcher, as another hub process would run against the same database.
             let second = WebhookDispatcher(
                 database: hub.database,
-                client: CurlWebhookClient(threadCount: 2),
+                client: CurlWebhookClient(threadCount: 2, addressPolicy: .testReceivers),
                 configuration: WebhookHarness.testConfiguration,
                 logger: webhookTestLogger
             )
@@ -249,7 +249,7 @@ struct WebhookDispatcherTests {
         try await withDatabase(on: backend) { database in
             try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
             try await WebhookReceiver.run { receiver in
-                let client = CurlWebhookClient(threadCount: 2)
+                let client = CurlWebhookClient(threadCount: 2, addressPolicy: .testReceivers)
                 let configuration = WebhookHarness.testConfiguration
                 let store = WebhookStore(database: database, client: client, configuration: configuration)
                 let dispatcher = WebhookDispatcher(database: database, client: client, configuration: configuration, logger: webhookTestLogger)

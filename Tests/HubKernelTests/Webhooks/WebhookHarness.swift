@@ -22,6 +22,7 @@ struct WebhookHarness {
         configuration.pollInterval = .milliseconds(50)
         configuration.requestTimeout = .seconds(10)
         configuration.maxConcurrentEndpoints = 4
+        configuration.addressPolicy = .testReceivers
         return configuration
     }
 
@@ -88,7 +89,7 @@ func withWebhooks(
     try await withDatabase(on: backend) { database in
         try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
         try await WebhookReceiver.run { receiver in
-            let client = CurlWebhookClient(threadCount: configuration.maxConcurrentEndpoints)
+            let client = CurlWebhookClient(threadCount: configuration.maxConcurrentEndpoints, addressPolicy: configuration.addressPolicy)
             let dispatcher = WebhookDispatcher(
                 database: database,
                 client: client,

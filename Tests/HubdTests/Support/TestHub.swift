@@ -57,13 +57,14 @@ func withTestHub(
     clock: LedgerClock = .system,
     realIdentity: Bool = false,
     devLogin: Bool = false,
+    webhooks: WebhookConfiguration = .forTestReceivers,
     testing: TestingSetup = .router,
     _ body: @Sendable (Hub, any TestClientProtocol) async throws -> Void
 ) async throws {
     try await withDatabase(on: backend) { database in
         try await withTestHub(
             database: database, builtIn: builtIn, plugins: plugins, clock: clock, realIdentity: realIdentity, devLogin: devLogin,
-            testing: testing, body
+            webhooks: webhooks, testing: testing, body
         )
     }
 }
@@ -78,6 +79,7 @@ func withTestHub<Value: Sendable>(
     clock: LedgerClock = .system,
     realIdentity: Bool = false,
     devLogin: Bool = false,
+    webhooks: WebhookConfiguration = .forTestReceivers,
     testing: TestingSetup = .router,
     _ body: @Sendable (Hub, any TestClientProtocol) async throws -> Value
 ) async throws -> Value {
@@ -89,6 +91,7 @@ func withTestHub<Value: Sendable>(
         builtIn: builtIn,
         ledgerConfiguration: ledgerConfiguration,
         identityConfiguration: testIdentityConfiguration,
+        webhookConfiguration: webhooks,
         devLogin: devLogin,
         clock: clock,
         logger: Logger(label: "test"),

@@ -1,0 +1,69 @@
+import Foundation
+import HubKernel
+import HubTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import hubd
+
+/// Issue #12, webhooks: the hub must not be turned into a client of its own network.
+@Suite("security: webhooks", .timeLimit(.minutes(2)))
+struct WebhookSecurityTests {
+    static let admin = bearer("admin-1", "admin")
+
+    @Test("#9 webhook URLs to loopback, private, link-local and metadata addresses are refused by default", arguments: TestBackend.enabled)
+    func ssrfRefused(backend: TestBackend) async throws {
+        try await withTestHub(on: backend, webhooks: WebhookConfiguration()) { hub, client in
+            let inside = [
+                "http://169.254.169.254/latest/meta-data", "http://127.0.0.1:5432/", "http://localhost:8080/hook", "http://[::1]/hook",
+                "http://[::ffff:169.254.169.254]/", "http://2130706433/", "http://0x7f.1/", "http://0177.0.0.1/", "http://10.0.0.5/hook",
+                "http://192.168.1.1/", "http://172.16.0.1/", "http://100.64.0.1/", "http://[fd00::1]/", "http://[fe80::1]/", "http://0.0.0.0/",
+            ]
+            for url in inside {
+                let response = try await client.execute(
+                    uri: "/v1/webhooks",
+                    method: .post,
+                    headers: Self.admin + jsonHeaders,
+                    body: jsonBody(["url": url])
+                )
+                #expect(response.status == .unprocessableContent, "\(url): \(response.text)")
+                #expect(problemCode(response) == "address_refused", "\(url)")
+                #expect(response.object["field"] as? String == "url")
+            }
+            // Changing an existing endpoint's URL is checked the same way.
+            let outside = try await client.execute(
+                uri: "/v1/webhooks",
+                method: .post,
+                headers: Self.admin + jsonHeaders,
+                body: jsonBody(["url": "https://hooks.example.com/hub"])
+            )
+            #expect(outside.status == .created, "\(outside.text)")
+            let id = try #require(outside.object["id"] as? String)
+            let moved = try await client.execute(
+                uri: "/v1/webhooks/\(id)",
+                method: .patch,
+                headers: Self.admin + jsonHeaders,
+                body: jsonBody(["url": "http://169.254.169.254/latest/meta-data"])
+            )
+            #expect(moved.status == .unprocessableContent)
+            let endpoints = try await client.execute(uri: "/v1/webhooks", method: .get, headers: Self.admin)
+            #expect((try endpoints.json()["data"] as? [[String: Any]])?.count == 1)
+        }
+    }
+
+    @Test("#9 an operator's allow-list lets named private receivers through", arguments: TestBackend.enabled)
+    func allowList(backend: TestBackend) async throws {
+        var configuration = WebhookConfiguration()
+        configuration.addressPolicy = WebhookAddressPolicy(allowedNetworks: ["10.1.0.0/16"])
+        try await withTestHub(on: backend, webhooks: configuration) { hub, client in
+            for (url, status) in [("http://10.1.2.3/hook", HTTPResponse.Status.created), ("http://10.2.0.1/hook", .unprocessableContent)] {
+                let response = try await client.execute(uri: "/v1/webhooks", method: .post, headers: Self.admin + jsonHeaders, body: jsonBody(["url": url]))
+                #expect(response.status == status, "\(url): \(response.text)")
+            }
+        }
+        let parsed = try HubConfiguration.load(environment: ["HUB_WEBHOOK_ALLOW_PRIVATE": "10.1.0.0/16, fd00::/8"])
+        #expect(parsed.webhooks.addressPolicy.allowedNetworks == ["10.1.0.0/16", "fd00::/8"])
+        #expect(throws: ConfigurationError.self) { try HubConfiguration.load(environment: ["HUB_WEBHOOK_ALLOW_PRIVATE": "10.0.0.0/33"]) }
+    }
+}
