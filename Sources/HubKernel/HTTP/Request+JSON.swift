@@ -25,7 +25,11 @@ extension Request {
                 code: "nul_character"
             )
         }
-        return try context.requestDecoder.decode(Value.self, from: Data(buffer.readableBytesView))
+        do {
+            return try StrictDecoding.decode(Value.self, from: Data(buffer.readableBytesView), using: HubJSON.decoder)
+        } catch let unknown as StrictDecoding.UnknownMembers {
+            throw Problem.invalid(unknown.field, "The body has \(unknown); see the operation's schema.", code: "unknown_field")
+        }
     }
 
     /// Whether the JSON text has a `\u0000` escape. Raw NUL bytes are invalid JSON already; the

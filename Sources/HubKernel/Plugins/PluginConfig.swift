@@ -13,19 +13,18 @@ public struct PluginConfig: Sendable {
         self.json = json
     }
 
-    /// Decodes the object with `snake_case` member names. Unknown members are refused so that a
-    /// misspelt option does not silently keep its default.
+    /// Decodes the object with `snake_case` member names. Unknown members, at any depth, are
+    /// refused (``StrictDecoding``, the rule request bodies follow) so that a misspelt option does
+    /// not silently keep its default; `knownKeys`, when given, lists the top-level options in the
+    /// message.
     public func decode<Config: Decodable>(_ type: Config.Type, knownKeys: Set<String>? = nil) throws -> Config {
-        let data = Data(json.utf8)
-        if let knownKeys, let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
-            for key in object.keys.sorted() where !knownKeys.contains(key) {
-                throw PluginConfigError(field: key, message: "unknown option (known: \(knownKeys.sorted().joined(separator: ", ")))")
-            }
-        }
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         do {
-            return try decoder.decode(Config.self, from: data)
+            return try StrictDecoding.decode(Config.self, from: Data(json.utf8), using: decoder)
+        } catch let unknown as StrictDecoding.UnknownMembers {
+            let known = knownKeys.map { " (known: \($0.sorted().joined(separator: ", ")))" } ?? ""
+            throw PluginConfigError(field: unknown.field, message: "unknown option\(unknown.members.first?.suggestion.map { "; did you mean `\($0)`?" } ?? "")\(known)")
         } catch let error as DecodingError {
             throw PluginConfigError(error)
         }

@@ -1,0 +1,76 @@
+import Foundation
+import HubKernel
+import HubTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import HubBLESessions
+@testable import HubLocalChain
+@testable import hubd
+
+/// Issue #12, input: what a client did not mean is refused, naming the member.
+@Suite("security: strict input", .timeLimit(.minutes(2)))
+struct StrictInputSecurityTests {
+    static let admin = bearer("admin-1", "admin")
+
+    static func post(_ client: any TestClientProtocol, _ uri: String, _ body: [String: Any], as caller: HTTPFields = admin) async throws -> TestResponse {
+        try await client.execute(uri: uri, method: .post, headers: caller + jsonHeaders, body: jsonBody(body))
+    }
+
+    @Test("#19 an unknown member is refused with 422 naming it (and the member meant), at any depth, on rails' routes too", arguments: TestBackend.enabled)
+    func unknownMembersRefused(backend: TestBackend) async throws {
+        try await withTestHub(on: backend, builtIn: [BLESessionsPlugin.self], plugins: [bleEntry()], realIdentity: true) { hub, client in
+            let (admin, _) = try await IdentityAPITests.signInAdmin(hub, client)
+            let auth = IdentityAPITests.auth(admin)
+            // `role` where the field is `roles`: refused, and no user made.
+            let user = try await Self.post(client, "/v1/users", ["email": "org@example.test", "display_name": "Org", "role": "organiser"], as: auth)
+            #expect(user.status == .unprocessableContent, "\(user.text)")
+            #expect(user.object["code"] as? String == "unknown_field")
+            #expect(user.object["field"] as? String == "role")
+            #expect((user.object["detail"] as? String)?.contains("did you mean `roles`") == true, "\(user.text)")
+            #expect(try await hub.identity.users.user(email: "org@example.test") == nil)
+
+            _ = try await hub.ledger.makeAsset("EUR")
+            let batch = try await Self.post(
+                client,
+                "/v1/ledger/transfers/batch",
+                ["transfers": [["debit_account_id": UUID().uuidString, "credit_account_id": UUID().uuidString, "amount": "1", "asset": "EUR", "ref": ["rail": "shop", "type": "order", "id": "1", "extra": "x"]]]],
+                as: auth
+            )
+            #expect(batch.status == .unprocessableContent)
+            #expect(batch.object["field"] as? String == "transfers[0].ref.extra", "\(batch.text)")
+
+            // A rail's route: the BLE sessions' create.
+            let session = try await Self.post(client, "/v1/rails/ble-sessions/sessions", ["amount": "100", "ammount": "200"], as: auth)
+            #expect(session.status == .unprocessableContent, "\(session.text)")
+            #expect(session.object["field"] as? String == "ammount")
+
+            // Free-form metadata keeps its keys exactly as sent, whatever they are.
+            let account = try await Self.post(
+                client,
+                "/v1/ledger/accounts",
+                ["asset": "EUR", "metadata": ["order_id": "42", "anyThing-goes": "yes"]],
+                as: auth
+            )
+            #expect(account.status == .created, "\(account.text)")
+            #expect(account.object["metadata"] as? [String: String] == ["order_id": "42", "anyThing-goes": "yes"])
+        }
+    }
+
+    @Test("#19 plugin configuration refuses unknown options at any depth, naming the place")
+    func unknownConfigurationOptions() throws {
+        let misspelt = #expect(throws: PluginConfigError.self) { try LocalChainConfiguration(PluginConfig(json: #"{"seal_tik_ms": 50}"#)) }
+        #expect(misspelt?.field == "seal_tik_ms")
+        #expect(misspelt?.message.contains("did you mean `seal_tick_ms`") == true)
+        do {
+            _ = try LocalChainConfiguration(
+                PluginConfig(json: #"{"relay": {"upstream": "http://a", "upstream_sync": "ws://a", "chains": [7], "reconect_delay_ms": 10}}"#)
+            )
+            Issue.record("a misspelt nested option was accepted")
+        } catch let error as PluginConfigError {
+            #expect(error.field == "relay.reconect_delay_ms")
+            #expect(error.message.contains("reconnect_delay_ms"), "\(error)")
+        }
+    }
+}
