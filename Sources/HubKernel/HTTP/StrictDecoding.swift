@@ -45,6 +45,11 @@ public enum StrictDecoding {
         return value
     }
 
+    /// What an integer member accepts, for the error of a number that does not fit.
+    static func integerRange<T: FixedWidthInteger>(_ type: T.Type) -> String {
+        "Expected a whole number from \(T.min) to \(T.max)."
+    }
+
     /// `fooBar` → `foo_bar`: how a member the decoder saw in camel case was spelled in the JSON.
     static func snakeCase(_ name: String) -> String {
         var result = ""
@@ -121,16 +126,21 @@ final class KeyTracker: Sendable {
         return scored.min { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }?.0
     }
 
+    /// Edit distance counting a swap of neighbours as one edit (`rial` → `rail`), as typos go.
     static func distance(_ a: [Character], _ b: [Character]) -> Int {
-        var previous = Array(0...b.count)
-        for (i, x) in a.enumerated() {
-            var current = [i + 1]
-            for (j, y) in b.enumerated() {
-                current.append(Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { d[i][0] = i }
+        for j in 0...b.count { d[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                d[i][j] = Swift.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d[i][j] = Swift.min(d[i][j], d[i - 2][j - 2] + 1) }
             }
-            previous = current
         }
-        return previous[b.count]
+        return d[a.count][b.count]
     }
 }
 
@@ -196,6 +206,22 @@ struct TrackingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func ask(_ key: Key) { tracker.asked(key.stringValue, in: id) }
 
+    /// An integer member. JSONDecoder reports a number that does not fit (`-1` for an unsigned
+    /// field, `1.5`, `300` for a byte) without saying where; this says which member, and what
+    /// fits, so the client gets a 422 naming the field instead of "not valid JSON".
+    private func integer<T: FixedWidthInteger & Decodable>(_ type: T.Type, _ key: Key) throws -> T {
+        ask(key)
+        do {
+            return try base.decode(type, forKey: key)
+        } catch let error as DecodingError {
+            throw error
+        } catch {
+            // Foundation's own "number not representable" error, which its decoder would report
+            // as "not valid JSON" with no path.
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath + [key], debugDescription: StrictDecoding.integerRange(type)))
+        }
+    }
+
     func contains(_ key: Key) -> Bool {
         ask(key)
         return base.contains(key)
@@ -210,16 +236,16 @@ struct TrackingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: String.Type, forKey key: Key) throws -> String { ask(key); return try base.decode(type, forKey: key) }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { ask(key); return try base.decode(type, forKey: key) }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { ask(key); return try base.decode(type, forKey: key) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { ask(key); return try base.decode(type, forKey: key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { ask(key); return try base.decode(type, forKey: key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { ask(key); return try base.decode(type, forKey: key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { ask(key); return try base.decode(type, forKey: key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { ask(key); return try base.decode(type, forKey: key) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { ask(key); return try base.decode(type, forKey: key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { ask(key); return try base.decode(type, forKey: key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { ask(key); return try base.decode(type, forKey: key) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { ask(key); return try base.decode(type, forKey: key) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { ask(key); return try base.decode(type, forKey: key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(type, key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(type, key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(type, key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(type, key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(type, key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, key) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         ask(key)
@@ -258,20 +284,33 @@ struct TrackingUnkeyedContainer: UnkeyedDecodingContainer {
     var currentIndex: Int { base.currentIndex }
 
     mutating func decodeNil() throws -> Bool { try base.decodeNil() }
+
+    /// An integer element, with its index in the error when it does not fit (see the keyed one).
+    private mutating func integer<T: FixedWidthInteger & Decodable>(_ type: T.Type) throws -> T {
+        let index = currentIndex
+        do {
+            return try base.decode(type)
+        } catch let error as DecodingError {
+            throw error
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath + [AnyKey(intValue: index)!], debugDescription: StrictDecoding.integerRange(type)))
+        }
+    }
+
     mutating func decode(_ type: Bool.Type) throws -> Bool { try base.decode(type) }
     mutating func decode(_ type: String.Type) throws -> String { try base.decode(type) }
     mutating func decode(_ type: Double.Type) throws -> Double { try base.decode(type) }
     mutating func decode(_ type: Float.Type) throws -> Float { try base.decode(type) }
-    mutating func decode(_ type: Int.Type) throws -> Int { try base.decode(type) }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try base.decode(type) }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try base.decode(type) }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try base.decode(type) }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try base.decode(type) }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try base.decode(type) }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try base.decode(type) }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try base.decode(type) }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try base.decode(type) }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try base.decode(type) }
+    mutating func decode(_ type: Int.Type) throws -> Int { try integer(type) }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if T.self is any DecodedAsIs.Type { return try base.decode(type) }

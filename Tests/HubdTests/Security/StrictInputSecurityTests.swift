@@ -74,3 +74,26 @@ struct StrictInputSecurityTests {
         }
     }
 }
+
+extension StrictInputSecurityTests {
+    @Test("#16 numbers of the wrong kind are 422 naming the member, not 'not valid JSON'", arguments: TestBackend.enabled)
+    func wrongNumbers(backend: TestBackend) async throws {
+        try await withTestHub(on: backend, builtIn: [LocalChainPlugin.self], plugins: [localChainEntry(keyFile: localChainKeyFile())]) { hub, client in
+            let cases: [(uri: String, body: [String: Any], field: String)] = [
+                ("/v1/assets", ["code": "NEGA", "scale": -1, "name": "Negative"], "scale"),
+                ("/v1/assets", ["code": "FRAC", "scale": 1.5, "name": "Fraction"], "scale"),
+                ("/v1/assets", ["code": "HUGE", "scale": 300, "name": "Too big"], "scale"),
+                ("/v1/rails/localchain/chains", ["chain_id": 1.5, "name": "Fest", "currency_name": "F", "symbol": "F", "decimals": 2], "chain_id"),
+                ("/v1/rails/localchain/chains", ["chain_id": -7, "name": "Fest", "currency_name": "F", "symbol": "F", "decimals": 2], "chain_id"),
+            ]
+            for (uri, body, field) in cases {
+                let response = try await Self.post(client, uri, body, as: bearer("org-1", "organiser"))
+                #expect(response.status == .unprocessableContent, "\(body): \(response.text)")
+                #expect(response.object["field"] as? String == field, "\(body): \(response.text)")
+            }
+            // Unparsable bytes stay 400.
+            let garbage = try await client.execute(uri: "/v1/assets", method: .post, headers: Self.admin + jsonHeaders, body: ByteBuffer(string: "{\"code\": "))
+            #expect(garbage.status == .badRequest)
+        }
+    }
+}
