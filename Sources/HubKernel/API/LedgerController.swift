@@ -122,14 +122,15 @@ public struct LedgerController: Sendable {
         return try context.json(AccountRepresentation(account))
     }
 
-    /// `?owner_kind=&owner_id=` (default: the caller), `?limit=&cursor=`.
+    /// `?owner_kind=&owner_id=` (default: the caller), `?asset=`, `?limit=&cursor=`.
     @Sendable func listAccounts(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerRead)
         let kind = try request.query("owner_kind") { AccountOwner.Kind(rawValue: $0) } ?? .user
         let ownerID = try request.query("owner_id") { $0.isEmpty ? nil : $0 } ?? principal.userID.description
         let limit = try request.pageLimit()
         let after = try request.query("cursor") { UInt64($0).map(LedgerTimestamp.init(nanoseconds:)) }
-        let accounts = try await ledger.accounts(ownedBy: AccountOwner(kind: kind, id: ownerID), after: after, limit: limit + 1)
+        let asset = try request.query("asset") { AssetCode($0) }
+        let accounts = try await ledger.accounts(ownedBy: AccountOwner(kind: kind, id: ownerID), asset: asset, after: after, limit: limit + 1)
         var visible: [Account] = []
         for account in accounts.prefix(limit) where try await canView(account, principal: principal) {
             visible.append(account)
@@ -146,7 +147,7 @@ public struct LedgerController: Sendable {
         let item = try await request.decodeJSON(as: TransferItemRequest.self, context: context)
         let transfer = try transferRequest(item, index: nil)
         try await authorise([transfer], principal: principal, fieldPrefix: { _ in "" })
-        return try response(to: try await ledger.submit(transfer), context: context)
+        return try response(to: try await inAssetUnits([try await ledger.submit(transfer)])[0], context: context)
     }
 
     @Sendable func createBatch(_ request: Request, context: HubRequestContext) async throws -> Response {
@@ -158,7 +159,7 @@ public struct LedgerController: Sendable {
         }
         let transfers = try body.transfers.enumerated().map { try transferRequest($1, index: $0) }
         try await authorise(transfers, principal: principal, fieldPrefix: { "transfers[\($0)]." })
-        let results = try await ledger.submit(transfers)
+        let results = try await inAssetUnits(try await ledger.submit(transfers))
         return try context.json(BatchResultRepresentation(results))
     }
 
@@ -337,6 +338,20 @@ public struct LedgerController: Sendable {
                 }
             }
         }
+    }
+
+    /// Failures that carry a shortfall say it in the asset's units too (`45.00 EUR available`),
+    /// which only the API can: the ledger counts minor units and knows no scales on its hot path.
+    private func inAssetUnits(_ results: [TransferResult]) async throws -> [TransferResult] {
+        var scales: [AssetCode: UInt8] = [:]
+        var described = results
+        for (index, result) in results.enumerated() {
+            guard case .failed(var error) = result, let shortfall = error.shortfall else { continue }
+            if scales[shortfall.asset] == nil { scales[shortfall.asset] = try await ledger.asset(shortfall.asset)?.scale ?? 0 }
+            error.message = AssetUnits.describe(shortfall, scale: scales[shortfall.asset] ?? 0)
+            described[index] = .failed(error)
+        }
+        return described
     }
 
     /// `owned_by_rail` for a hold that a rail made (its `ref.rail` names one of this hub's rails).

@@ -136,13 +136,15 @@ public final class Ledger: Sendable {
         }
     }
 
-    /// The accounts of an owner created after `after` (a cursor), oldest first, at most `limit`.
-    public func accounts(ownedBy owner: AccountOwner, after: LedgerTimestamp?, limit: Int) async throws -> [Account] {
+    /// The accounts of an owner (of one asset, when given) created after `after` (a cursor),
+    /// oldest first, at most `limit`.
+    public func accounts(ownedBy owner: AccountOwner, asset: AssetCode? = nil, after: LedgerTimestamp?, limit: Int) async throws -> [Account] {
         let cursor = Int64(bitPattern: after?.nanoseconds ?? 0)
         return try await database.read { connection in
             try connection.query(
-                LedgerStore.selectAccounts + " WHERE owner_kind = $1 AND owner_id = $2 AND created_at > $3 ORDER BY created_at LIMIT $4",
-                [.text(owner.kind.rawValue), .text(owner.id), .int(cursor), .int(Int64(limit))]
+                LedgerStore.selectAccounts
+                    + " WHERE owner_kind = $1 AND owner_id = $2 AND created_at > $3 AND ($4 = '' OR asset = $4) ORDER BY created_at LIMIT $5",
+                [.text(owner.kind.rawValue), .text(owner.id), .int(cursor), .text(asset?.rawValue ?? ""), .int(Int64(limit))]
             ).map(LedgerStore.account)
         }
     }

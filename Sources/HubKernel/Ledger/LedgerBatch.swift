@@ -192,9 +192,23 @@ struct LedgerBatch {
                 TransferError(.assetMismatch, "credit account \(credit) holds \(creditAccount.asset), not \(asset)", field: "asset")
             )
         }
-        // Every balance, and each account's posted + pending total, must stay within 128 bits.
+        // A wallet that cannot cover the amount is short of funds, however large the amount: that
+        // comes before the 128-bit overflow check, which would otherwise answer a 2^128-1 request
+        // from a 45.00 wallet with "overflows debits".
         let debitTotal = debitAccount.debitsPosted.addingReportingOverflow(debitAccount.debitsPending)
         let newDebitTotal = debitTotal.partialValue.addingReportingOverflow(amount)
+        if debitAccount.flags.contains(.debitsMustNotExceedCredits),
+            debitTotal.overflow || newDebitTotal.overflow || newDebitTotal.partialValue > debitAccount.creditsPosted
+        {
+            var error = TransferError(
+                .exceedsCredits,
+                "insufficient funds: account \(debit) has \(debitAccount.available) \(asset) minor units available, the transfer needs \(amount)",
+                field: "amount"
+            )
+            error.shortfall = TransferError.Shortfall(asset: asset, available: debitAccount.available, requested: amount)
+            return .failed(error)
+        }
+        // Every balance, and each account's posted + pending total, must stay within 128 bits.
         guard !debitTotal.overflow, !newDebitTotal.overflow else {
             return .failed(TransferError(.overflowsDebits, "the debit account's debits would exceed 2^128-1", field: "amount"))
         }
@@ -202,15 +216,6 @@ struct LedgerBatch {
         let newCreditTotal = creditTotal.partialValue.addingReportingOverflow(amount)
         guard !creditTotal.overflow, !newCreditTotal.overflow else {
             return .failed(TransferError(.overflowsCredits, "the credit account's credits would exceed 2^128-1", field: "amount"))
-        }
-        if debitAccount.flags.contains(.debitsMustNotExceedCredits), newDebitTotal.partialValue > debitAccount.creditsPosted {
-            return .failed(
-                TransferError(
-                    .exceedsCredits,
-                    "insufficient funds: account \(debit) has \(debitAccount.available) \(asset) available, the transfer needs \(amount)",
-                    field: "amount"
-                )
-            )
         }
         if creditAccount.flags.contains(.creditsMustNotExceedDebits), newCreditTotal.partialValue > creditAccount.debitsPosted {
             return .failed(
@@ -362,7 +367,7 @@ struct LedgerBatch {
         json.field("credit_account_id", hold.creditAccountID.description)
         json.field("amount", String(hold.amount))
         json.field("asset", hold.asset.rawValue)
-        json.field("expired_at", String(timestamp.nanoseconds))
+        json.field("expired_at", timestamp.description)
         json.endObject()
         events.append(
             NewEvent(type: "ledger.transfer.pending_expired", source: "/ledger", subject: pendingID.description, data: json.text, time: timestamp)

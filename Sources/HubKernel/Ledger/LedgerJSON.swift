@@ -26,7 +26,7 @@ enum LedgerJSON {
             json.null()
         }
         json.stringMap("metadata", t.metadata)
-        json.field("timestamp", String(t.timestamp.nanoseconds))
+        json.field("timestamp", t.timestamp.description)
         json.endObject()
         return json.text
     }
@@ -46,7 +46,7 @@ enum LedgerJSON {
         json.field("debits_pending", String(a.debitsPending))
         json.field("credits_pending", String(a.creditsPending))
         json.stringMap("metadata", a.metadata)
-        json.field("created_at", String(a.createdAt.nanoseconds))
+        json.field("created_at", a.createdAt.description)
         json.field("rail", a.rail)
         json.endObject()
         return json.text

@@ -38,6 +38,16 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
     public var message: String
     /// The field at fault, where one is (e.g. `amount` for `exists_with_different_fields`).
     public var field: String?
+    /// For `exceeds_credits`: what the account had and what was asked, so the API can say it in
+    /// the asset's units (the ledger knows minor units only).
+    public var shortfall: Shortfall?
+
+    /// An amount asked of an account that has less available.
+    public struct Shortfall: Sendable, Hashable {
+        public var asset: AssetCode
+        public var available: UInt128
+        public var requested: UInt128
+    }
 
     public init(_ code: Code, _ message: String, field: String? = nil) {
         self.code = code

@@ -1,5 +1,5 @@
 import Foundation
-import HubKernel
+@testable import HubKernel
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -94,6 +94,63 @@ extension StrictInputSecurityTests {
             // Unparsable bytes stay 400.
             let garbage = try await client.execute(uri: "/v1/assets", method: .post, headers: Self.admin + jsonHeaders, body: ByteBuffer(string: "{\"code\": "))
             #expect(garbage.status == .badRequest)
+        }
+    }
+}
+
+extension StrictInputSecurityTests {
+    @Test("#16 a transfer the wallet cannot cover is insufficient funds whatever its size, said in the asset's units", arguments: TestBackend.enabled)
+    func insufficientFundsInAssetUnits(backend: TestBackend) async throws {
+        try await withTestHub(on: backend) { hub, client in
+            let eur = try await hub.ledger.makeAsset("EUR")
+            let alice = try await hub.ledger.wallet(of: testUserID("alice"), asset: eur.code)
+            let bob = try await hub.ledger.wallet(of: testUserID("bob"), asset: eur.code)
+            try await hub.ledger.mint(4_500, of: eur, to: alice)
+            for amount in ["340282366920938463463374607431768211455", "100000"] {
+                let response = try await Self.post(
+                    client,
+                    "/v1/ledger/transfers",
+                    ["debit_account_id": alice.id.description, "credit_account_id": bob.id.description, "amount": amount, "asset": "EUR"],
+                    as: bearer("alice")
+                )
+                #expect(response.status == .unprocessableContent)
+                #expect(response.object["code"] as? String == "exceeds_credits", "\(response.text)")
+                #expect((response.object["detail"] as? String)?.contains("45.00 EUR available") == true, "\(response.text)")
+            }
+            #expect(try await hub.ledger.account(alice.id)?.available == 4_500)
+        }
+    }
+
+    @Test("#16 timestamps inside event data are RFC 3339, as everywhere else in the API", arguments: TestBackend.enabled)
+    func eventTimestamps(backend: TestBackend) async throws {
+        try await withTestHub(on: backend) { hub, client in
+            let eur = try await hub.ledger.makeAsset("EUR")
+            let alice = try await hub.ledger.wallet(of: testUserID("alice"), asset: eur.code)
+            let minted = try await hub.ledger.mint(100, of: eur, to: alice)
+            let events = try await client.execute(uri: "/v1/events?type=ledger.*&limit=100", method: .get, headers: Self.admin)
+            let data = (try events.json()["data"] as? [[String: Any]] ?? []).compactMap { $0["data"] as? [String: Any] }
+            let posted = try #require(data.first { $0["id"] as? String == minted.id.description })
+            #expect(posted["timestamp"] as? String == minted.timestamp.description)
+            #expect(RFC3339.parse(posted["timestamp"] as? String ?? "") != nil)
+            let accounts = data.compactMap { $0["created_at"] as? String }
+            #expect(!accounts.isEmpty && accounts.allSatisfy { RFC3339.parse($0) != nil }, "\(accounts)")
+        }
+    }
+}
+
+extension StrictInputSecurityTests {
+    @Test("#16 ?asset= filters account lists", arguments: TestBackend.enabled)
+    func accountListByAsset(backend: TestBackend) async throws {
+        try await withTestHub(on: backend) { hub, client in
+            for code in ["EUR", "USD"] {
+                let asset = try await hub.ledger.makeAsset(code)
+                _ = try await hub.ledger.wallet(of: testUserID("alice"), asset: asset.code)
+            }
+            let listed = try await client.execute(uri: "/v1/ledger/accounts?asset=USD", method: .get, headers: bearer("alice"))
+            let assets = (try listed.json()["data"] as? [[String: Any]] ?? []).compactMap { $0["asset"] as? String }
+            #expect(assets == ["USD"])
+            let bad = try await client.execute(uri: "/v1/ledger/accounts?asset=not%20a%20code", method: .get, headers: bearer("alice"))
+            #expect(bad.status == .unprocessableContent)
         }
     }
 }
