@@ -7,12 +7,19 @@ import NIOCore
 import Prometheus
 
 /// Builds the HTTP application. The hub's services run before the server starts and stop after
-/// it (ServiceGroup order), so no request meets a stopped writer.
-func buildApplication(configuration: HubConfiguration, hub: Hub) -> some ApplicationProtocol {
+/// it (ServiceGroup order), so no request meets a stopped writer. `onListening` runs once the
+/// socket is bound: what the operator is told ("serving", the bootstrap token) waits for that,
+/// so a busy port never announces a server that is about to die.
+func buildApplication(
+    configuration: HubConfiguration,
+    hub: Hub,
+    onListening: @escaping @Sendable () async -> Void = {}
+) -> some ApplicationProtocol {
     Application(
         router: buildRouter(hub: hub),
         configuration: .init(address: .hostname(configuration.listenHost, port: configuration.listenPort), serverName: "hubd"),
         services: hub.services,
+        onServerRunning: { _ in await onListening() },
         logger: hub.logger
     )
 }

@@ -155,7 +155,7 @@ struct CommandLineTests {
             if process.isRunning { process.terminate() }
         }
 
-        // The token is on stdout before the server listens.
+        // The token is on stdout once the server listens (never before the port is bound).
         let deadline = ContinuousClock.now + .seconds(30)
         while !collected.withLock({ $0.contains("hubb_") }), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
@@ -195,4 +195,36 @@ struct CommandLineTests {
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
     }
+
+    @Test("#14 serve on a busy port exits with a clear message, and announces nothing first")
+    func busyPort() throws {
+        // Hold a loopback port, as another server would.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        #expect(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hubd-busy-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let plugins = folder.appendingPathComponent("plugins.json").path
+        #expect(FileManager.default.createFile(atPath: plugins, contents: Data(#"{"plugins": []}"#.utf8)))
+        let run = try hubd(
+            ["serve", "--listen", "127.0.0.1:\(port)", "--plugins", plugins],
+            environment: ["HUB_DATABASE_URL": "sqlite:\(folder.path)/hub.sqlite"]
+        )
+        #expect(run.status != 0)
+        #expect(run.output.contains("already in use"), "\(run.output)")
+        #expect(!run.output.contains("hubb_"), "a bootstrap token was printed for a hub that never served")
+        #expect(!run.output.contains("serving"))
+    }
 }
+

@@ -3,6 +3,7 @@ import Foundation
 import HubKernel
 import Hummingbird
 import Logging
+import NIOCore
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -54,36 +55,43 @@ struct Serve: AsyncParsableCommand {
             if configuration.devLogin {
                 logger.warning("HUB_DEV_LOGIN=1: anyone who can reach this hub can sign in as any user by email")
             }
-            if let token = try await hub.identity.users.bootstrapIfNoAdmin() {
-                // Printed, not logged: it is a credential, and a log pipeline may keep it forever.
-                print(
-                    """
-                    No admin exists yet. Create the first one within this run with the one-time token:
-                      curl -X POST http://\(configuration.listenHost):\(configuration.listenPort)/v1/auth/bootstrap \\
-                        -H 'Content-Type: application/json' \\
-                        -d '{"token":"\(token)","email":"you@example.org","password":"at least 10 characters"}'
-                    or run `hubd admin create --email you@example.org --password-stdin`.
-                    """
+            let bootstrapToken = try await hub.identity.users.bootstrapIfNoAdmin()
+            let listen = "\(configuration.listenHost):\(configuration.listenPort)"
+            let enabled = pluginsFile.entries.filter(\.enabled).map(\.id)
+            let app = buildApplication(configuration: configuration, hub: hub) {
+                // Bound: only now tell the operator, so a busy port never prints a token or
+                // "serving" for a process that is about to exit.
+                if let bootstrapToken { Self.printBootstrap(token: bootstrapToken, listen: listen) }
+                logger.info(
+                    "hubd \(HubVersion.current) serving",
+                    metadata: ["hub.database": "\(configuration.databaseURL)", "hub.listen": "\(listen)", "hub.plugins": "\(enabled)"]
                 )
-                // stdout is block-buffered when it is a pipe (systemd, a supervisor): flush so the
-                // operator sees the token now, not when the buffer fills.
-                try? FileHandle.standardOutput.synchronize()
-                fflush(nil)
             }
-            let app = buildApplication(configuration: configuration, hub: hub)
-            logger.info(
-                "hubd \(HubVersion.current) serving",
-                metadata: [
-                    "hub.database": "\(configuration.databaseURL)",
-                    "hub.listen": "\(configuration.listenHost):\(configuration.listenPort)",
-                    "hub.plugins": "\(pluginsFile.entries.filter(\.enabled).map(\.id))",
-                ]
-            )
-            try await app.runService()
+            do {
+                try await app.runService()
+            } catch let error as IOError where error.errnoCode == EADDRINUSE {
+                throw ValidationError("cannot listen on \(listen): the address is already in use (another hubd, or another server, holds it)")
+            }
         } catch {
             await database.close()
             throw error
         }
         await database.close()
+    }
+
+    /// The one-time bootstrap token, printed (not logged: it is a credential, and a log pipeline
+    /// may keep it forever) and flushed at once, since stdout is block-buffered when it is a pipe.
+    static func printBootstrap(token: String, listen: String) {
+        print(
+            """
+            No admin exists yet. Create the first one within this run with the one-time token:
+              curl -X POST http://\(listen)/v1/auth/bootstrap \\
+                -H 'Content-Type: application/json' \\
+                -d '{"token":"\(token)","email":"you@example.org","password":"at least 10 characters"}'
+            or run `hubd admin create --email you@example.org --password-stdin`.
+            """
+        )
+        try? FileHandle.standardOutput.synchronize()
+        fflush(nil)
     }
 }
