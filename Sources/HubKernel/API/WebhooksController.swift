@@ -87,9 +87,19 @@ public struct WebhooksController: Sendable {
         return Response(status: .noContent)
     }
 
+    struct RotateSecretRequest: Decodable {
+        /// How long the previous secret keeps signing beside the new one (default a day).
+        var overlapSeconds: Int64?
+    }
+
+    /// `{"overlap_seconds": N}` optional (an empty body keeps the default day).
     @Sendable func rotateSecret(_ request: Request, context: HubRequestContext) async throws -> Response {
         _ = try admin(context, write: true)
-        let endpoint = try await store.rotateSecret(try endpointID(context))
+        var request = request
+        let hasBody = request.headers[.contentLength].map { $0 != "0" } ?? (request.headers[.contentType] != nil)
+        let body = hasBody ? try await request.decodeJSON(as: RotateSecretRequest.self, context: context) : RotateSecretRequest()
+        let overlap = Duration.seconds(body.overlapSeconds ?? 24 * 3600)
+        let endpoint = try await store.rotateSecret(try endpointID(context), overlap: overlap)
         return try context.json(WebhookEndpointRepresentation(endpoint))
     }
 
@@ -156,6 +166,8 @@ struct WebhookEndpointRepresentation: Encodable, Sendable {
     var createdBy: String?
     /// `whsec_…`: only in the answers to creation and rotation.
     var secret: String?
+    /// In the answer to a rotation: until when the previous secret still signs too.
+    var previousSecretExpiresAt: String?
     var status: Status?
 
     init(_ endpoint: WebhookEndpoint, status: WebhookEndpointStatus? = nil) {
@@ -167,6 +179,7 @@ struct WebhookEndpointRepresentation: Encodable, Sendable {
         createdAt = endpoint.createdAt.description
         updatedAt = endpoint.updatedAt.description
         createdBy = endpoint.createdBy
+        previousSecretExpiresAt = endpoint.previousSecretExpiresAt?.description
         secret = endpoint.secret
         self.status = status.map {
             Status(

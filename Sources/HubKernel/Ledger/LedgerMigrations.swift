@@ -93,5 +93,14 @@ enum KernelMigrations {
             "007_rail_ownership",
             portable: "ALTER TABLE ledger_assets ADD COLUMN rail TEXT; ALTER TABLE ledger_accounts ADD COLUMN rail TEXT;"
         ),
+        // (Later changes to any kernel table go here, after every part above.) A rotated webhook
+        // secret keeps signing, beside the new one, until it expires (Standard Webhooks' overlap).
+        Migration(
+            "008_webhook_previous_secret",
+            portable: """
+                ALTER TABLE hub_webhook_endpoints ADD COLUMN previous_secret TEXT;
+                ALTER TABLE hub_webhook_endpoints ADD COLUMN previous_secret_expires_at {bigint};
+                """
+        ),
     ]
 }

@@ -16,21 +16,22 @@ struct WebhookAttempter: Sendable {
     let timeout: Duration
     let metrics: WebhookMetrics?
 
-    /// Sends `event` to `url` signed with `secret`. Every outcome but cancellation is a result
-    /// (a failure is something to record, not to throw).
+    /// Sends `event` to `url` signed with each of `secrets` (the current one, and a rotated one
+    /// still in its overlap window: `webhook-signature` then carries both, space-separated, as
+    /// Standard Webhooks allows, so the receiver can switch keys at its own pace). Every outcome
+    /// but cancellation is a result (a failure is something to record, not to throw).
     /// - Throws: `CancellationError` when the task was cancelled mid-request; nothing is recorded
     ///   then, and the event is attempted again later.
-    func attempt(_ event: EventRecord, url: String, secret: String) async throws -> WebhookAttemptResult {
+    func attempt(_ event: EventRecord, url: String, secrets: [String]) async throws -> WebhookAttemptResult {
         let startedAt = clock.now()
         let timer = ContinuousClock.now
         let body = WebhookPayload.body(for: event)
         var result = WebhookAttemptResult(startedAt: startedAt, durationMilliseconds: 0, outcome: .failed)
         do {
-            var headers = try StandardWebhookSigner(secret: secret).headers(
-                id: event.id,
-                timestamp: Int64(startedAt.nanoseconds / 1_000_000_000),
-                body: body
-            )
+            let timestamp = Int64(startedAt.nanoseconds / 1_000_000_000)
+            var headers = try StandardWebhookSigner(secret: secrets[0]).headers(id: event.id, timestamp: timestamp, body: body)
+            headers["webhook-signature"] = try secrets.map { try StandardWebhookSigner(secret: $0).sign(id: event.id, timestamp: timestamp, body: body) }
+                .joined(separator: " ")
             headers["content-type"] = "application/json"
             let response = try await client.post(url: url, headers: headers, body: body, timeout: timeout)
             result.responseStatus = response.status

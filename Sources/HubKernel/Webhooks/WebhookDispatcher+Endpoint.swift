@@ -68,7 +68,7 @@ extension WebhookDispatcher {
                     continue
                 }
                 if isStopping { break }
-                let result = try await attempter.attempt(event, url: endpoint.url, secret: endpoint.secret)
+                let result = try await attempter.attempt(event, url: endpoint.url, secrets: endpoint.secrets)
                 let step = nextStep(after: result, at: event.sequence, from: skippedTo ?? cursor, headAttempts: headAttempts)
                 log(result, step, endpoint: endpoint.id, event: event)
                 guard let enabled = try await record(endpoint.id, from: (cursor, headAttempts), to: step, event: event, result: result) else {

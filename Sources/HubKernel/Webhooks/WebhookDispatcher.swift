@@ -145,7 +145,8 @@ public final class WebhookDispatcher: Service {
             let last = try WebhookRows.lastEventSequence(on: connection)
             return try connection.query(
                 """
-                SELECT id, url, secret, event_types, cursor_sequence, head_attempts, next_attempt_at, lease_owner, lease_until
+                SELECT id, url, secret, event_types, cursor_sequence, head_attempts, next_attempt_at, lease_owner, lease_until,
+                       previous_secret, previous_secret_expires_at
                 FROM hub_webhook_endpoints WHERE enabled = 1 AND cursor_sequence < $1 ORDER BY id
                 """,
                 [.int(last)]
@@ -156,7 +157,7 @@ public final class WebhookDispatcher: Service {
                     state: EndpointState(
                         id: try WebhookRows.endpointID(row, 0),
                         url: try row.text(1),
-                        secret: try row.text(2),
+                        secrets: try WebhookRows.signingSecrets(row, current: 2, previous: 9, now: now),
                         filter: WebhookEventFilter(trusted: try WebhookRows.decodeTypes(try row.text(3))),
                         cursor: try row.int(4),
                         headAttempts: Int(try row.int(5))
@@ -190,7 +191,8 @@ public final class WebhookDispatcher: Service {
 struct EndpointState: Sendable {
     let id: WebhookEndpointID
     let url: String
-    let secret: String
+    /// The current secret first, then a rotated one still in its overlap window.
+    let secrets: [String]
     let filter: WebhookEventFilter
     let cursor: Int64
     let headAttempts: Int

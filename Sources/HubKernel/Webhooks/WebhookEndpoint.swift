@@ -25,6 +25,8 @@ public struct WebhookEndpoint: Sendable, Equatable {
     /// ``WebhookStore/rotateSecret(_:)`` return it; reads leave it `nil`, so a listing can be shown
     /// to anyone allowed to see the endpoints without handing out the means to forge events.
     public var secret: String?
+    /// After a rotation, until when the previous secret still signs (beside the new one).
+    public var previousSecretExpiresAt: LedgerTimestamp? = nil
 
     public init(
         id: WebhookEndpointID,

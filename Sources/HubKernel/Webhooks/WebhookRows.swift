@@ -2,6 +2,16 @@ import Foundation
 
 /// Reading and writing the webhook tables, shared by the store and the dispatcher.
 enum WebhookRows {
+    /// The secrets a request is signed with: the current one (column `current`), and the previous
+    /// one (columns `previous`, `previous + 1`: secret and expiry) while its overlap lasts.
+    static func signingSecrets(_ row: SQLRow, current: Int, previous: Int, now: LedgerTimestamp) throws -> [String] {
+        var secrets = [try row.text(current)]
+        if let old = try row.optionalText(previous), !row.isNull(previous + 1), try LedgerTimestamp(row: row, previous + 1) > now {
+            secrets.append(old)
+        }
+        return secrets
+    }
+
     static let endpointColumns = "id, url, description, event_types, enabled, created_at, updated_at, created_by"
 
     static func endpoint(_ row: SQLRow) throws -> WebhookEndpoint {

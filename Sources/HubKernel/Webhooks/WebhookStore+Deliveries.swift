@@ -53,19 +53,20 @@ extension WebhookStore {
     /// - Returns: the recorded attempt (check its `outcome`: a failed attempt is not an error here).
     /// - Throws: ``WebhookError`` `not_found` (field `endpoint_id` or `event_sequence`).
     public func redeliver(endpointID: WebhookEndpointID, eventSequence: Int64) async throws -> WebhookDelivery {
-        let (url, secret, event) = try await database.read { connection in
+        let now = clock.now()
+        let (url, secrets, event) = try await database.read { connection in
             guard
                 let row = try connection.queryFirst(
-                    "SELECT url, secret FROM hub_webhook_endpoints WHERE id = $1",
+                    "SELECT url, secret, previous_secret, previous_secret_expires_at FROM hub_webhook_endpoints WHERE id = $1",
                     [endpointID.textValue]
                 )
             else { throw Self.notFound(endpointID) }
             guard let event = try WebhookRows.event(eventSequence, on: connection) else {
                 throw WebhookError(.notFound, "no event with sequence \(eventSequence)", field: "event_sequence")
             }
-            return (try row.text(0), try row.text(1), event)
+            return (try row.text(0), try WebhookRows.signingSecrets(row, current: 1, previous: 2, now: now), event)
         }
-        let result = try await attempter.attempt(event, url: url, secret: secret)
+        let result = try await attempter.attempt(event, url: url, secrets: secrets)
         return try await database.write { connection in
             // Deleted while the request was out: there is nothing left to record it against.
             _ = try Self.endpoint(endpointID, on: connection, forUpdate: true)

@@ -158,19 +158,29 @@ public struct WebhookStore: Sendable {
         }
     }
 
+    /// The longest overlap a rotation may keep the old secret signing.
+    public static let maximumSecretOverlap: Duration = .seconds(7 * 24 * 3600)
+
     /// Replaces the endpoint's secret with a new random one and returns the endpoint with it.
-    /// The old secret stops working at once (requests in flight were signed with it).
-    /// - Throws: ``WebhookError`` `not_found`.
-    public func rotateSecret(_ id: WebhookEndpointID) async throws -> WebhookEndpoint {
+    /// For `overlap` (24 hours unless given, at most a week, zero to stop the old one at once)
+    /// every request is signed with both, so receivers switch to the new secret when they are
+    /// ready; a second rotation within the window drops the oldest secret.
+    /// - Throws: ``WebhookError`` `not_found`, `invalid_field` (`overlap_seconds`).
+    public func rotateSecret(_ id: WebhookEndpointID, overlap: Duration = .seconds(24 * 3600)) async throws -> WebhookEndpoint {
+        guard overlap >= .zero, overlap <= Self.maximumSecretOverlap else {
+            throw WebhookError(.invalidField, "the overlap is 0 to \(Self.maximumSecretOverlap.components.seconds) seconds", field: "overlap_seconds")
+        }
         let secret = StandardWebhookSigner.generateSecret()
         let now = clock.now()
+        let expires = now.adding(overlap)
         return try await database.write { connection in
             var endpoint = try Self.endpoint(id, on: connection, forUpdate: true)
             try connection.execute(
-                "UPDATE hub_webhook_endpoints SET secret = $1, updated_at = $2 WHERE id = $3",
-                [.text(secret), now.sqlValue, id.textValue]
+                "UPDATE hub_webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = $1, secret = $2, updated_at = $3 WHERE id = $4",
+                [expires.sqlValue, .text(secret), now.sqlValue, id.textValue]
             )
             endpoint.secret = secret
+            endpoint.previousSecretExpiresAt = overlap > .zero ? expires : nil
             endpoint.updatedAt = now
             return endpoint
         }

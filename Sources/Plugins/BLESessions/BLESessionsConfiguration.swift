@@ -26,6 +26,13 @@ public struct BLESessionsConfiguration: Sendable, Equatable {
     /// Unauthenticated resolves per client: a burst, then this many per minute.
     public var resolvesPerMinute = 120
 
+    /// The resolve limit as documented (README, OpenAPI): a bucket per client address refilled at
+    /// `resolves_per_minute`, holding a quarter of it (at least 10) for bursts.
+    public var resolveRule: RateLimiter.Rule {
+        let perMinute = Double(resolvesPerMinute)
+        return RateLimiter.Rule(burst: max(10, (perMinute / 4).rounded(.down)), refillPerSecond: perMinute / 60)
+    }
+
     public init() {}
 
     public init(_ config: PluginConfig) throws {

@@ -24,12 +24,7 @@ public struct BLESessionsPlugin: RailPlugin {
             clock: context.clock,
             source: context.eventSource
         )
-        let perMinute = Double(configuration.resolvesPerMinute)
-        let resolveLimit = RateLimitMiddleware(
-            limiter: RateLimiter(),
-            bucket: "ble-resolve",
-            rule: .init(burst: max(10, perMinute / 4), refillPerSecond: perMinute / 60)
-        )
+        let resolveLimit = RateLimitMiddleware(limiter: RateLimiter(), bucket: "ble-resolve", rule: configuration.resolveRule)
         controller = SessionsController(service: service, resolveLimit: resolveLimit)
         gotchu =
             configuration.gotchuCompatible

@@ -1,5 +1,6 @@
 import Foundation
 import HubKernel
+@testable import HubBLESessions
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -65,5 +66,22 @@ struct WebhookSecurityTests {
         let parsed = try HubConfiguration.load(environment: ["HUB_WEBHOOK_ALLOW_PRIVATE": "10.1.0.0/16, fd00::/8"])
         #expect(parsed.webhooks.addressPolicy.allowedNetworks == ["10.1.0.0/16", "fd00::/8"])
         #expect(throws: ConfigurationError.self) { try HubConfiguration.load(environment: ["HUB_WEBHOOK_ALLOW_PRIVATE": "10.0.0.0/33"]) }
+    }
+}
+
+/// Issue #12 item 17's second half: the resolve limit does what its documentation says.
+@Suite("security: BLE resolve rate limit", .timeLimit(.minutes(1)))
+struct ResolveRateLimitTests {
+    @Test("#17 resolve allows a quarter of resolves_per_minute at once, then answers 429 with Retry-After")
+    func documentedLimit() async throws {
+        try await withBLEHub(on: .sqlite, config: #"{"default_asset": "EUR", "resolves_per_minute": 60, "eid_rotation_seconds": 0}"#) { _, api in
+            var statuses: [HTTPResponse.Status] = []
+            for _ in 0..<16 { statuses.append(try await api.resolve(eid: "0011223344").status) }
+            #expect(statuses.prefix(15).allSatisfy { $0 == .notFound }, "\(statuses)")
+            #expect(statuses.last == .tooManyRequests)
+            let limited = try await api.resolve(eid: "0011223344")
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.headers[.retryAfter] == "1", "one token a second at 60 a minute")
+        }
     }
 }
