@@ -63,10 +63,12 @@ port=$(free_port)
 base=http://127.0.0.1:$port
 database=sqlite:$work/hub.sqlite
 say "starting hubd on $base (log: $work/hubd.log)"
-# The test adds a webhook endpoint on a closed loopback port: loopback receivers are allowed for
-# it (HUB_WEBHOOK_ALLOW_PRIVATE), and the hub ignores proxies from the environment (it connects
-# only to the addresses it checked), so deliveries stay on this machine.
-env HUB_WEBHOOK_ALLOW_PRIVATE=127.0.0.0/8 HUB_LOG_LEVEL=notice HUB_LOCALCHAIN_KEY_FILE=$work/localchain.key \
+# The test adds a webhook endpoint on a closed loopback port, which the hub delivers to only when
+# allowed (HUB_WEBHOOK_ALLOW_PRIVATE); a dead proxy keeps any other delivery on this machine.
+dead_proxy=http://127.0.0.1:9
+env -u no_proxy -u NO_PROXY http_proxy=$dead_proxy https_proxy=$dead_proxy HTTPS_PROXY=$dead_proxy \
+    all_proxy=$dead_proxy ALL_PROXY=$dead_proxy HUB_WEBHOOK_ALLOW_PRIVATE=127.0.0.0/8 HUB_LOG_LEVEL=notice \
+    HUB_LOCALCHAIN_KEY_FILE=$work/localchain.key \
     "$hubd" serve --database-url "$database" --listen "127.0.0.1:$port" >"$work/hubd.log" 2>&1 &
 server_pid=$!
 wait_ready "$base" "$work/hubd.log"

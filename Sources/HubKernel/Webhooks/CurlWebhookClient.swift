@@ -80,11 +80,20 @@ struct CurlRequest: Sendable {
     /// Resolves the URL's host (blocking DNS, on this pool thread), refuses it when any address is
     /// not allowed, and returns the `CURLOPT_RESOLVE` entry that makes curl connect to exactly
     /// these addresses: a second DNS answer (rebinding) cannot send the request elsewhere.
-    func pinnedResolve() throws -> String {
+    /// `nil` when the environment names a proxy for the URL's scheme (`https_proxy`, `all_proxy`,
+    /// as curl reads them): the proxy then resolves and connects, and is the deployment's egress
+    /// control (literal addresses were checked when the endpoint was saved).
+    func pinnedResolve() throws -> String? {
         guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else {
             throw WebhookError(.transportFailed, "the URL has no host")
         }
-        let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
+        let scheme = components.scheme?.lowercased() ?? "http"
+        let environment = ProcessInfo.processInfo.environment
+        if ["\(scheme)_proxy", scheme == "https" ? "HTTPS_PROXY" : "", "all_proxy", "ALL_PROXY"].contains(where: { !$0.isEmpty && environment[$0]?.isEmpty == false }) {
+            if let refusal = addressPolicy.refusal(forHost: host) { throw WebhookError(.addressRefused, "not delivered: \(refusal)") }
+            return nil
+        }
+        let port = components.port ?? (scheme == "https" ? 443 : 80)
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let addresses = try WebhookAddressPolicy.addresses(of: bare, port: port)
         guard !addresses.isEmpty else { throw WebhookError(.transportFailed, "\(host) has no address") }
@@ -101,7 +110,7 @@ struct CurlRequest: Sendable {
         let resolve = try pinnedResolve()
         guard let handle = curl_easy_init() else { throw WebhookError(.transportFailed, "curl_easy_init failed") }
         defer { curl_easy_cleanup(handle) }
-        var resolveList: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, resolve)
+        let resolveList: UnsafeMutablePointer<curl_slist>? = resolve.map { curl_slist_append(nil, $0) } ?? nil
         defer { curl_slist_free_all(resolveList) }
 
         var headerList: UnsafeMutablePointer<curl_slist>?
@@ -122,9 +131,7 @@ struct CurlRequest: Sendable {
             guard rc == CURLE_OK else { throw WebhookError(.transportFailed, "\(what): \(String(cString: curl_easy_strerror(rc)))") }
         }
         try check(hub_curl_setopt_string(handle, CURLOPT_URL, url), "bad URL")
-        try check(hub_curl_setopt_slist(handle, CURLOPT_RESOLVE, resolveList), "pinned addresses")
-        // A proxy from the environment would connect on our behalf to an address we did not check.
-        try check(hub_curl_setopt_string(handle, CURLOPT_PROXY, ""), "proxy")
+        if resolveList != nil { try check(hub_curl_setopt_slist(handle, CURLOPT_RESOLVE, resolveList), "pinned addresses") }
         try check(hub_curl_allow_only_http(handle), "restricting protocols")
         try check(hub_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0), "redirects")
         // Timeouts by signal would hit whichever thread is running; this process has many.

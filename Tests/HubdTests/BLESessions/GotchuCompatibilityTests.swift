@@ -3,6 +3,7 @@ import HTTPTypes
 import HubBLESessions
 import HubKernel
 import HubTestSupport
+import Hummingbird
 import HummingbirdTesting
 import Testing
 
@@ -26,6 +27,8 @@ struct GotchuCompatibilityTests {
             let wallet = try await hub.ledger.wallet(of: user.id, asset: eur.code)
             if email != "payee@example.org" { try await hub.ledger.mint(5_000, of: eur, to: wallet) }
         }
+        // One who has never had a wallet.
+        _ = try await hub.identity.users.create(NewUser(email: "fresh@example.org", displayName: "Fay Fresh", roles: [.member], password: nil), by: principal)
     }
 
     /// A hub with the surface on, dev-login on, real users (``makeUsers``) and the app's client.
@@ -131,6 +134,19 @@ struct GotchuCompatibilityTests {
             let payer = try await app.login("payer@example.org")
 
             #expect(try await app.call(.get, "/wallet/me").status == .unauthorized)
+            // #18: a new user has an (empty) wallet at once; malformed JSON is named as such.
+            let fresh = try await app.login("fresh@example.org")
+            let empty = try await app.call(.get, "/wallet/me", token: fresh)
+            #expect(empty.status == .ok, "\(empty.text)")
+            #expect(empty.object["available_cents"] as? Int == 0)
+            let malformed = try await app.client.execute(
+                uri: Self.base + "/sessions/create",
+                method: .post,
+                headers: [.authorization: "Bearer \(payee)", .contentType: "application/json"],
+                body: ByteBuffer(string: "{\"amount_cents\": ")
+            )
+            #expect(malformed.status == .badRequest)
+            #expect(malformed.object["error"] as? String == "invalid json", "\(malformed.text)")
             for amount in [0, -5, 12.5, "1250"] as [Any] {
                 let response = try await app.call(.post, "/sessions/create", token: payee, ["amount_cents": amount])
                 #expect(response.status == .badRequest, "\(amount)")

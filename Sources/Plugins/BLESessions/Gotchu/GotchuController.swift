@@ -33,9 +33,8 @@ struct GotchuController: Sendable {
     // MARK: Routes
 
     @Sendable func devLogin(_ request: Request, context: HubRequestContext) async throws -> Response {
-        guard let body = try await decode(GotchuShapes.DevLoginRequest.self, request, context), let email = body.email, !email.isEmpty else {
-            return failure(.badRequest, "email required", context)
-        }
+        guard let body = try await decode(GotchuShapes.DevLoginRequest.self, request, context) else { return failure(.badRequest, "invalid json", context) }
+        guard let email = body.email, !email.isEmpty else { return failure(.badRequest, "email required", context) }
         guard let user = try await identity.users.user(email: email) else { return failure(.notFound, "not found", context) }
         let tokens = try await identity.tokens.issue(for: user)
         return try context.json(GotchuShapes.DevLoginResponse(token: tokens.accessToken, userId: user.id.description))
@@ -43,8 +42,10 @@ struct GotchuController: Sendable {
 
     @Sendable func walletMe(_ request: Request, context: HubRequestContext) async throws -> Response {
         guard let principal = context.principal else { return failure(.unauthorized, "unauthorized", context) }
-        let walletID = AccountID.wallet(user: principal.userID, asset: asset)
-        guard let wallet = try await service.ledger.account(walletID) else { return failure(.notFound, "wallet not found", context) }
+        // Gotchu made a wallet with the user; here it is made on first use, so a new user sees
+        // an empty wallet rather than a 404.
+        let wallet = try await service.ledger.wallet(of: principal.userID, asset: asset)
+        let walletID = wallet.id
         guard let available = Int64(exactly: wallet.available) else {
             return failure(.internalServerError, "balance beyond the compatible range", context)
         }
@@ -69,9 +70,10 @@ struct GotchuController: Sendable {
 
     @Sendable func create(_ request: Request, context: HubRequestContext) async throws -> Response {
         guard let principal = context.principal else { return failure(.unauthorized, "unauthorized", context) }
-        guard let body = try await decode(GotchuShapes.CreateRequest.self, request, context),
-            let cents = body.amountCents?.value, cents > 0
-        else { return failure(.badRequest, "invalid amount", context) }
+        guard let body = try await decode(GotchuShapes.CreateRequest.self, request, context) else {
+            return failure(.badRequest, "invalid json", context)
+        }
+        guard let cents = body.amountCents?.value, cents > 0 else { return failure(.badRequest, "invalid amount", context) }
         var new = SessionService.NewSession(payee: principal.userID, amount: UInt128(cents), asset: asset)
         switch body.splitMode ?? "single" {
         case "single": new.payers = body.maxPayers ?? 1
@@ -87,9 +89,8 @@ struct GotchuController: Sendable {
     }
 
     @Sendable func resolve(_ request: Request, context: HubRequestContext) async throws -> Response {
-        guard let body = try await decode(GotchuShapes.ResolveRequest.self, request, context), let text = body.eid, !text.isEmpty else {
-            return failure(.badRequest, "eid required", context)
-        }
+        guard let body = try await decode(GotchuShapes.ResolveRequest.self, request, context) else { return failure(.badRequest, "invalid json", context) }
+        guard let text = body.eid, !text.isEmpty else { return failure(.badRequest, "eid required", context) }
         guard let eid = EphemeralID(hex: text) else { return failure(.notFound, "not found", context) }
         return try await answer(context) {
             let (session, share) = try await service.resolve(eid)
@@ -100,9 +101,8 @@ struct GotchuController: Sendable {
 
     @Sendable func lock(_ request: Request, context: HubRequestContext) async throws -> Response {
         guard let principal = context.principal else { return failure(.unauthorized, "unauthorized", context) }
-        guard let body = try await decode(GotchuShapes.SessionRequest.self, request, context), let sid = body.sid, !sid.isEmpty else {
-            return failure(.badRequest, "sid required", context)
-        }
+        guard let body = try await decode(GotchuShapes.SessionRequest.self, request, context) else { return failure(.badRequest, "invalid json", context) }
+        guard let sid = body.sid, !sid.isEmpty else { return failure(.badRequest, "sid required", context) }
         return try await answer(context) {
             _ = try await service.lock(sid, payer: principal.userID)
             return GotchuShapes.OK()
@@ -114,9 +114,8 @@ struct GotchuController: Sendable {
     /// expires on its own).
     @Sendable func send(_ request: Request, context: HubRequestContext) async throws -> Response {
         guard let principal = context.principal else { return failure(.unauthorized, "unauthorized", context) }
-        guard let body = try await decode(GotchuShapes.SessionRequest.self, request, context), let sid = body.sid, !sid.isEmpty else {
-            return failure(.badRequest, "sid required", context)
-        }
+        guard let body = try await decode(GotchuShapes.SessionRequest.self, request, context) else { return failure(.badRequest, "invalid json", context) }
+        guard let sid = body.sid, !sid.isEmpty else { return failure(.badRequest, "sid required", context) }
         let asset = self.asset
         return try await answer(context, sending: true) {
             do {
@@ -148,8 +147,9 @@ struct GotchuController: Sendable {
         }
     }
 
-    /// The body as `Shape`, or `nil` when it is not JSON of that shape (Gotchu answers a 400 with
-    /// its own words then, not a problem document).
+    /// The body as `Shape`, or `nil` when it is not JSON of that shape (Gotchu answers 400
+    /// `invalid json` then, in its own words, not a problem document). Unknown members are let
+    /// through here alone: this surface takes whatever the existing app sends.
     private func decode<Shape: Decodable>(_ shape: Shape.Type, _ request: Request, _ context: HubRequestContext) async throws -> Shape? {
         var request = request
         let buffer = try await request.collectBody(upTo: context.maxUploadSize)
