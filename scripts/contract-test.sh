@@ -82,7 +82,8 @@ say "authenticated as $email"
 # The asset, accounts and hold that the document's examples name, so the examples phase succeeds.
 python3 tools/contract/hubapi.py contract-seed "$base" "$token" || die "could not create the examples' data"
 
-# --- Schemathesis, bounded. The SSE stream never ends by design, so it is left out. One worker:
+# --- Schemathesis, bounded. The SSE stream never ends by design, so it is left out, and so is the
+# Gotchu-compatible surface, which is off in the repository's plugins.json (its routes answer 404). One worker:
 # with two, Hypothesis's generation threads race in CPython 3.11's `ast` module ("SystemError: AST
 # constructor recursion depth mismatch", a runtime error of the tool, not a finding).
 seed=()
@@ -98,6 +99,7 @@ status=0
     --max-examples "$max_examples" \
     --workers 1 \
     --exclude-path /v1/events/stream \
+    --exclude-tag gotchu-compatibility \
     --request-timeout 10 \
     --continue-on-failure \
     --generation-database none \

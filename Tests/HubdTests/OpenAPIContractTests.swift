@@ -1,4 +1,5 @@
 import Foundation
+import HubBLESessions
 import HubKernel
 import HubLocalChain
 import HubTestSupport
@@ -27,7 +28,12 @@ struct OpenAPIContractTests {
         // target), whose routes are present to exclude.
         // (The local chain gets a key file of its own rather than one in the working folder.)
         let builtIn = BuiltInPlugins.all.map { plugin in
-            plugin.id == LocalChainPlugin.id ? localChainEntry(keyFile: localChainKeyFile()) : PluginsFile.Entry(id: plugin.id, enabled: true)
+            switch plugin.id {
+            case LocalChainPlugin.id: localChainEntry(keyFile: localChainKeyFile())
+            // The Gotchu-compatible surface (off by default) is documented too: on here.
+            case BLESessionsPlugin.id: bleEntry(#"{"default_asset": "EUR", "gotchu_compatible": true}"#)
+            default: PluginsFile.Entry(id: plugin.id, enabled: true)
+            }
         }
         try await withTestHub(
             on: .sqlite,
@@ -105,7 +111,9 @@ struct OpenAPIContractTests {
                         guard let code = Int(status), code >= 400, let response = response as? [String: Any] else { continue }
                         let reference = response["$ref"] as? String
                         let content = response["content"] as? [String: Any]
-                        if reference == nil && content?["application/problem+json"] == nil && status != "503" {
+                        // The Gotchu-compatible surface answers in Gotchu's own error shape, by design.
+                        let compatibility = (operation["tags"] as? [String])?.contains("gotchu-compatibility") == true
+                        if reference == nil && content?["application/problem+json"] == nil && status != "503" && !compatibility {
                             problems.append("\(name): \(status) is not application/problem+json")
                         }
                     }
