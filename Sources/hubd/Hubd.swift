@@ -15,6 +15,9 @@ struct Hubd: AsyncParsableCommand {
               HUB_DEV_LOGIN     1 enables POST /v1/auth/dev-login (sign in by email alone; never in production)
               HUB_IDEMPOTENCY_RETENTION_HOURS  how long Idempotency-Keys are kept (default 24)
               HUB_WEBHOOK_RETRY_SCHEDULE       waits between webhook attempts (default 5s,30s,2m,…,8h)
+              HUB_WEBHOOK_ALLOW_PRIVATE        CIDRs of private webhook receivers to allow (default none)
+              HUB_LOCALCHAIN_KEY_FILE          the local chain's key-encryption key (default var/localchain.key,
+                                               or the rail's key_file; created mode 600, refused if readable by others)
 
             The first admin: `hubd admin create --email E --password-stdin`, or the one-time bootstrap
             token `hubd serve` prints while no admin exists (POST /v1/auth/bootstrap).

@@ -226,5 +226,18 @@ struct CommandLineTests {
         #expect(!run.output.contains("hubb_"), "a bootstrap token was printed for a hub that never served")
         #expect(!run.output.contains("serving"))
     }
+
+    @Test("#18 help and version say what a user needs: the key file, every schema, the required --password-stdin")
+    func helpAndVersion() throws {
+        let help = try hubd(["--help"], environment: [:])
+        #expect(help.output.contains("HUB_LOCALCHAIN_KEY_FILE") && help.output.contains("HUB_WEBHOOK_ALLOW_PRIVATE"), "\(help.output)")
+        let version = try hubd(["version"], environment: [:])
+        for group in ["kernel", "ble-sessions", "localchain"] {
+            #expect(version.output.contains("schema \(group):"), "\(version.output)")
+        }
+        let create = try hubd(["admin", "create", "--help"], environment: [:])
+        #expect(create.output.contains("--password-stdin [--display-name"), "\(create.output)")
+        #expect(!create.output.contains("[--password-stdin]"))
+    }
 }
 

@@ -15,7 +15,11 @@ public protocol RailPlugin: Sendable {
     /// naming the field for anything invalid; start-up stops with the file, plugin and field.
     init(context: PluginContext, config: PluginConfig) throws
 
-    /// The plugin's own ordered, named migrations (its tables start with ``PluginContext/tablePrefix``).
+    /// The plugin's own ordered, named migrations (its tables start with ``PluginContext/tablePrefix``),
+    /// known without building the plugin, so `hubd version` can say which schema this build carries.
+    static var schema: [Migration] { get }
+
+    /// The migrations the host applies for this plugin; ``schema`` unless the plugin says otherwise.
     var migrations: [Migration] { get }
 
     /// Adds the plugin's routes to `group`, which is mounted at `/v1/rails/<id>`.
@@ -32,7 +36,8 @@ public protocol RailPlugin: Sendable {
 }
 
 extension RailPlugin {
-    public var migrations: [Migration] { [] }
+    public static var schema: [Migration] { [] }
+    public var migrations: [Migration] { Self.schema }
     public var services: [any Service] { [] }
     public var adminPanel: AdminPanel? { nil }
     public func health() async -> PluginHealth { .ok }

@@ -33,7 +33,7 @@ public struct BLESessionsPlugin: RailPlugin {
         sweeper = SessionSweeper(service: service, interval: configuration.sweepInterval, logger: context.logger)
     }
 
-    public var migrations: [Migration] { BLESessionsMigrations.all }
+    public static var schema: [Migration] { BLESessionsMigrations.all }
 
     public func addRoutes(to group: RouterGroup<HubRequestContext>) {
         controller.addRoutes(to: group)

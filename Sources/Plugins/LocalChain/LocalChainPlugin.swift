@@ -28,7 +28,7 @@ public struct LocalChainPlugin: RailPlugin {
         self.intakeWriter = IntakeWriter(context: context, configuration: configuration)
     }
 
-    public var migrations: [Migration] { LocalChainMigrations.all }
+    public static var schema: [Migration] { LocalChainMigrations.all }
 
     var intake: TransactionIntake { TransactionIntake(context: context, configuration: configuration, writer: intakeWriter) }
     var service: ChainService { ChainService(context: context, configuration: configuration, vault: vault) }

@@ -13,6 +13,9 @@ struct CreateAdmin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
         abstract: "Create an administrator (applies pending kernel migrations first).",
+        // --password-stdin is a flag (it takes no value) but it is required: say so in the usage,
+        // which would otherwise show it in brackets like the optional ones.
+        usage: "hubd admin create --email <email> --password-stdin [--display-name <name>] [--database-url <url>]",
         discussion: """
             The password is read from standard input so that it stays out of the shell history and
             the process list:  printf '%s' "$PASSWORD" | hubd admin create --email a@example.org --password-stdin

@@ -30,7 +30,7 @@ struct TipJarPlugin: RailPlugin {
         self.tips = Counter(label: "hub.tipjar.tips", factory: context.metrics)
     }
 
-    var migrations: [Migration] { TipJarMigrations.all }
+    static var schema: [Migration] { TipJarMigrations.all }
 
     func addRoutes(to group: RouterGroup<HubRequestContext>) {
         TipJarController(context: context, configuration: configuration, tips: tips).addRoutes(to: group)
