@@ -130,7 +130,19 @@ public struct LedgerController: Sendable {
         let limit = try request.pageLimit()
         let after = try request.query("cursor") { UInt64($0).map(LedgerTimestamp.init(nanoseconds:)) }
         let asset = try request.query("asset") { AssetCode($0) }
-        let accounts = try await ledger.accounts(ownedBy: AccountOwner(kind: kind, id: ownerID), asset: asset, after: after, limit: limit + 1)
+        let search = try request.query("q") { (1...100).contains($0.count) ? $0 : nil }
+        let hubWide = try request.query("all") { ["true": true, "false": false][$0] } ?? false
+        // Hub-wide (`?all=true`, or a search `?q=`): admins see every account, organisers those of
+        // the assets they organise; a member's view stays their own accounts.
+        let coverage: Ledger.Coverage? =
+            !(hubWide || search != nil) ? nil
+            : principal.isAdmin ? .everything : principal.has(.organiser) ? .organisedBy(principal.userID.description) : nil
+        let accounts =
+            if let coverage {
+                try await ledger.accounts(covering: coverage, asset: asset, search: search, after: after, limit: limit + 1)
+            } else {
+                try await ledger.accounts(ownedBy: AccountOwner(kind: kind, id: ownerID), asset: asset, after: after, limit: limit + 1)
+            }
         var visible: [Account] = []
         for account in accounts.prefix(limit) where try await canView(account, principal: principal) {
             visible.append(account)
@@ -175,11 +187,28 @@ public struct LedgerController: Sendable {
         return try context.json(TransferRepresentation(transfer, pendingState: state))
     }
 
-    /// `?account_id=` (required), `?limit=&cursor=`, oldest first.
+    /// `?account_id=`: one account's transfers, oldest first. Without it, the hub-wide list, newest
+    /// first (admins: every transfer; organisers: those of assets they organise; members must name
+    /// an account), with `?asset=`, `?rail=`, `?since=&until=` (RFC 3339). `?limit=&cursor=`.
     @Sendable func listTransfers(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerRead)
         guard let accountText = request.uri.queryParameters["account_id"] else {
-            throw Problem.invalid("account_id", "List transfers of one account: `?account_id=`.", code: "missing_field")
+            guard principal.isAdmin || principal.has(.organiser) else {
+                throw Problem.invalid("account_id", "List the transfers of one of your accounts: `?account_id=`.", code: "missing_field")
+            }
+            let coverage: Ledger.Coverage = principal.isAdmin ? .everything : .organisedBy(principal.userID.description)
+            let limit = try request.pageLimit()
+            let page = try await ledger.transfers(
+                covering: coverage,
+                asset: try request.query("asset") { AssetCode($0) },
+                rail: try request.query("rail") { (1...128).contains($0.utf8.count) ? $0 : nil },
+                since: try request.query("since") { RFC3339.parse($0) },
+                until: try request.query("until") { RFC3339.parse($0) },
+                before: try request.query("cursor") { UInt64($0).map(LedgerTimestamp.init(nanoseconds:)) },
+                limit: limit + 1
+            )
+            let next = page.count > limit ? String(page[limit - 1].timestamp.nanoseconds) : nil
+            return try context.json(Page(data: page.prefix(limit).map { TransferRepresentation($0) }, nextCursor: next))
         }
         let accountID = try LedgerRequestParsing.accountID(String(accountText), field: "account_id")
         _ = try await visibleAccount(accountID, principal: principal)
