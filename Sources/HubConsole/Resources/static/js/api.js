@@ -20,6 +20,11 @@ export function currentUser() {
   }
 }
 
+/** Keeps the signed-in user (with roles) for this tab. */
+export function rememberUser(user) {
+  sessionStorage.setItem(USER, JSON.stringify(user));
+}
+
 export function storeSession(session) {
   sessionStorage.setItem(TOKEN, session.access_token);
   sessionStorage.setItem(REFRESH, session.refresh_token);

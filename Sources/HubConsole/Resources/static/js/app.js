@@ -2,6 +2,7 @@
 // loads the page's module (pages/<page>.js, next to this file under the same versioned URL).
 
 import { currentUser, signedIn, signOut } from "./api.js";
+import { mayOpen, me } from "./roles.js";
 import { $, showProblem } from "./ui.js";
 
 const page = document.body.dataset.page;
@@ -31,6 +32,19 @@ async function start() {
   }
   wireShell();
   try {
+    if (page !== "login") {
+      // Only what the role may use: other links go, and a page opened by address sends the user on.
+      const user = await me();
+      for (const link of document.querySelectorAll("#nav a[href^='/admin/']")) {
+        const target = link.getAttribute("href").split("/")[2];
+        if (!mayOpen(target === "rails" ? "rail" : target, user)) link.closest("li")?.remove();
+      }
+      if (!mayOpen(page, user)) {
+        location.replace("/admin/overview");
+        return;
+      }
+      if ($("#who")) $("#who").textContent = `${user.display_name || user.email || ""} (${(user.roles ?? []).join(", ")})`;
+    }
     const module = await import(`./pages/${page}.js`);
     await module.default();
   } catch (error) {

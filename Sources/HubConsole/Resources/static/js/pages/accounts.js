@@ -1,4 +1,5 @@
 import { api, currentUser, IdempotentAction } from "../api.js";
+import { isAdmin, isOrganiser, me } from "../roles.js";
 import { $, amountText, assetScales, badge, clear, confirmAction, el, formValues, guarded, notice, perform, shortID, table } from "../ui.js";
 
 // The ledger's flags in a few words.
@@ -9,11 +10,17 @@ const FLAG_NAMES = {
 
 let cursor = null;
 let rows = [];
+let hubWide = false;
 
 /** Accounts of one owner (the signed-in user by default) with balances and holds; opening accounts. */
 export default async function accounts() {
   const filter = $("#owner-form");
   const params = new URLSearchParams(location.search);
+  // Admins see every account, organisers those of the assets they organise, searchable by user.
+  const user = await me();
+  hubWide = isAdmin(user) || isOrganiser(user);
+  $("#search-label").hidden = !hubWide;
+  if (params.get("q")) filter.elements.q.value = params.get("q");
   if (params.get("owner_kind")) filter.elements.owner_kind.value = params.get("owner_kind");
   if (params.get("owner_id")) filter.elements.owner_id.value = params.get("owner_id");
   filter.addEventListener("submit", (event) => {
@@ -37,6 +44,11 @@ export default async function accounts() {
 
 function ownerQuery() {
   const values = formValues($("#owner-form"));
+  if (hubWide && !values.owner_id) {
+    const query = new URLSearchParams({ all: "true" });
+    if (values.q) query.set("q", values.q);
+    return query;
+  }
   const query = new URLSearchParams({ owner_kind: values.owner_kind });
   if (values.owner_id) query.set("owner_id", values.owner_id);
   return query;

@@ -1,4 +1,5 @@
 import { api } from "../api.js";
+import { isAdmin, me } from "../roles.js";
 import { bucketStarts, stackedBars } from "../chart.js";
 import { formatAmount, sum } from "../money.js";
 import { $, assetScales, clear, el, guarded } from "../ui.js";
@@ -9,12 +10,34 @@ const NO_RAIL = "kernel API (no rail)";
 
 /** Charts from GET /v1/ledger/stats: volume per asset stacked by rail, count per rail, event rate. */
 export default async function overview() {
+  const user = await me();
+  if (!isAdmin(user)) {
+    // Statistics span the whole hub (admins only): others see their own wallets.
+    for (const section of document.querySelectorAll("#stats-form, main section.card")) section.hidden = true;
+    await guarded(() => drawWallets());
+    return;
+  }
   const form = $("#stats-form");
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     guarded(() => draw(form.elements.bucket.value));
   });
   await guarded(() => draw(form.elements.bucket.value));
+}
+
+/** The caller's wallets: what each holds and what is held. */
+async function drawWallets() {
+  const [mine, scales] = await Promise.all([api("/v1/wallets/me"), assetScales(api)]);
+  const totals = clear($("#totals"));
+  if (mine.wallets.length === 0) {
+    totals.append(el("p", { class: "hint" }, "No wallet yet: a wallet appears when an organiser or a rail opens one for you."));
+    return;
+  }
+  totals.append(
+    ...mine.wallets.map((wallet) =>
+      card(`${wallet.account.asset} available`, formatAmount(wallet.account.balances.available, scales.get(wallet.account.asset) ?? 0))
+    )
+  );
 }
 
 async function draw(bucket) {

@@ -1,4 +1,5 @@
 import { api, IdempotentAction } from "../api.js";
+import { isAdmin, isOrganiser, me } from "../roles.js";
 import { parseAmount } from "../money.js";
 import {
   $, amountText, assetScales, badge, clear, confirmAction, el, facts, formatTime, formValues, guarded, notice, perform, shortID, table,
@@ -7,6 +8,7 @@ import {
 let cursor = null;
 let rows = [];
 let scales = new Map();
+let hubWide = false;
 
 /**
  * Transfers of one account (the API lists per account) filtered by kind and rail, the detail of
@@ -33,29 +35,39 @@ export default async function transfers() {
     guarded(() => submitTransfer(form));
   });
 
-  if (params.get("account_id")) await guarded(() => load(true));
+  // Without an account: admins and organisers see the hub-wide list (their assets, for an
+  // organiser); a member sees their first wallet's transfers.
+  const user = await me();
+  hubWide = isAdmin(user) || isOrganiser(user);
+  if (!params.get("account_id") && !hubWide) {
+    const mine = await guarded(() => api("/v1/wallets/me"));
+    const first = mine?.wallets?.[0]?.account?.id;
+    if (first) filter.elements.account_id.value = first;
+  }
+  if (filter.elements.account_id.value || hubWide) await guarded(() => load(true));
   if (params.get("id")) await guarded(() => showTransfer(params.get("id")));
 }
 
 async function load(fresh) {
   const values = formValues($("#filter-form"));
-  if (!values.account_id) return;
+  if (!values.account_id && !hubWide) return;
   if (fresh) {
     cursor = null;
     rows = [];
   }
-  const query = new URLSearchParams({ account_id: values.account_id, limit: "100" });
+  const query = new URLSearchParams({ limit: "100" });
+  if (values.account_id) query.set("account_id", values.account_id);
+  else if (values.rail) query.set("rail", values.rail);
   if (cursor) query.set("cursor", cursor);
   const page = await api(`/v1/ledger/transfers?${query}`);
   rows.push(...page.data);
   cursor = page.next_cursor;
   $("#transfers-more").hidden = !cursor;
-  // Newest first on screen; the API pages oldest first.
-  const shown = rows
+  // Newest first on screen: one account's list pages oldest first, the hub-wide one newest first.
+  const filtered = rows
     .filter((t) => !values.kind || t.kind === values.kind)
-    .filter((t) => !values.rail || (t.ref?.rail ?? "") === values.rail)
-    .slice()
-    .reverse();
+    .filter((t) => !values.rail || (t.ref?.rail ?? "") === values.rail);
+  const shown = values.account_id ? filtered.slice().reverse() : filtered;
   clear($("#transfers-table")).append(
     table(
       shown,
