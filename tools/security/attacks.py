@@ -121,6 +121,56 @@ def main(base, admin_token):
     )
     attack(1, "a kernel client names a rail in ref.rail", status, payload, {422}, "owned_by_rail")
 
+    # 5. A chain with a public network's id (its transactions would replay there).
+    status, payload = hub("POST", "/v1/rails/localchain/chains", {**chain, "chain_id": 1, "symbol": "ETH", "decimals": 18}, org)
+    attack(5, "a chain with Ethereum mainnet's id", status, payload, {422}, "public_chain_id")
+
+    # 6. Gas below the intrinsic 21000.
+    rpc = f"/v1/rails/localchain/chains/{chain_id}/rpc"
+    short = Account.sign_transaction(
+        {"nonce": 0, "gasPrice": 0, "gas": 20_000, "to": Account.create().address, "value": 1, "chainId": chain_id}, holder.key
+    )
+    status, payload = hub("POST", rpc, {"jsonrpc": "2.0", "id": 1, "method": "eth_sendRawTransaction", "params": ["0x" + short.raw_transaction.hex().removeprefix("0x")]})
+    refused = isinstance(payload, dict) and "intrinsic gas too low" in str(payload.get("error", {}).get("message", ""))
+    attack(6, "a transaction with gas 20000", 422 if refused else status, payload, {422})
+    status, payload = hub("POST", rpc, {"jsonrpc": "2.0", "id": 2, "method": "eth_estimateGas", "params": [{"from": holder.address, "to": holder.address, "value": hex(10**9)}]})
+    refused = isinstance(payload, dict) and "insufficient funds" in str(payload.get("error", {}).get("message", ""))
+    attack(6, "eth_estimateGas for more than the balance", 422 if refused else status, payload, {422})
+
+    # 3. A cash-out submitted by somebody else, for their own payout account.
+    usd = "USD" + secrets.token_hex(2).upper()
+    expect(*hub("POST", "/v1/assets", {"code": usd, "scale": 2, "name": "Dollars"}, org), {201}, "payout asset")
+    collection = expect(*hub("PUT", f"/v1/users/{org_id}/wallets/{usd}", None, org), {201, 200}, "collection")["id"]
+    carol_id, carol, _ = hub.user("carol", ["member"])
+    carol_wallet = expect(*hub("PUT", f"/v1/users/{carol_id}/wallets/{usd}", None, carol), {201, 200}, "carol's wallet")["id"]
+    expect(*hub("PUT", f"/v1/rails/localchain/chains/{chain_id}/topup-rate", {"asset": usd, "pay": "1", "receive": "1", "collection_account_id": collection}, org), {200}, "rate")
+    validator = expect(*hub("GET", f"/v1/rails/localchain/chains/{chain_id}", None, org), {200}, "chain")["validator"]
+    burn = Account.sign_transaction({"nonce": 0, "gasPrice": 0, "gas": 21_000, "to": validator, "value": 100, "chainId": chain_id}, holder.key)
+    status, payload = hub(
+        "POST", f"/v1/rails/localchain/chains/{chain_id}/cashouts",
+        {"raw": "0x" + burn.raw_transaction.hex().removeprefix("0x"), "payout_account_id": carol_wallet, "payout_signature": "0x" + "00" * 65}, carol,
+    )
+    attack(3, "somebody else's burn cashed out to my account", status, payload, {422}, "payout_not_authorised")
+
+    # 8. An admin's narrow key: works for what it names.
+    key = expect(*hub("POST", "/v1/api-keys", {"name": "events only", "scopes": ["events:read"]}, admin_token), {201}, "narrow key")["key"]
+    status, payload = hub("GET", "/v1/events?limit=1", None, key)
+    attack(8, "an events:read key refused the event log", 403 if status == 403 else 200, payload, {200})
+    status, payload = hub("GET", "/v1/webhooks", None, key)
+    attack(8, "an events:read key reading webhooks", status, payload, {403})
+
+    # 11. A grant retried with its id.
+    grant = {"id": "attack-grant", "to": holder.address, "amount": "5"}
+    first = hub("POST", f"/v1/rails/localchain/chains/{chain_id}/grants", grant, org)
+    second = hub("POST", f"/v1/rails/localchain/chains/{chain_id}/grants", grant, org)
+    same = first[0] == 202 and second[0] == 200 and first[1].get("hash") == second[1].get("hash")
+    attack(11, "a grant retried with its id granted twice", 200 if same else 201, second[1], {200})
+
+    # 17. Secret rotation keeps the old secret signing for the overlap.
+    hook = expect(*hub("POST", "/v1/webhooks", {"url": "https://hooks.example.com/hub"}, admin_token), {201}, "webhook")
+    rotated = expect(*hub("POST", f"/v1/webhooks/{hook['id']}/rotate-secret", None, admin_token), {200}, "rotate")
+    attack(17, "a rotation without an overlap window", 200 if rotated.get("previous_secret_expires_at") else 0, rotated, {200})
+
     # 19. Unknown members are refused, not ignored.
     status, payload = hub("POST", "/v1/users", {"email": f"x{secrets.token_hex(3)}@example.test", "display_name": "X", "role": "organiser"}, admin_token)
     attack(19, "`role` instead of `roles` when creating a user", status, payload, {422})
