@@ -35,11 +35,22 @@ struct TopUpController: Sendable {
         }
         guard body.pay.value > 0 else { throw Problem.invalid("pay", "At least 1 minor unit.") }
         guard body.receive.value > 0 else { throw Problem.invalid("receive", "At least 1 minor unit.") }
-        // The organiser collects into an account they own, or one of an asset they organise.
+        // The organiser collects into their own account, or an organisation/system account of an
+        // asset they organise (admins: of any asset): never somebody else's wallet, which would
+        // pay cash-outs out of a stranger's money.
         guard let id = AccountID(body.collectionAccountId), let account = try await self.context.ledger.account(id),
-            principal.isAdmin || account.owner == .user(principal.userID.description) || asset.organiserID == principal.userID.description
+            account.owner == .user(principal.userID.description)
+                || (account.owner.kind != .user && (principal.isAdmin || asset.organiserID == principal.userID.description))
         else {
             throw Problem.invalid("collection_account_id", "No such account, or you may not collect into it.", code: "account_not_found")
+        }
+        // Cash-outs are paid from it: one that may go negative would pay money nobody put in.
+        guard account.flags.contains(.debitsMustNotExceedCredits), account.rail == nil else {
+            throw Problem.invalid(
+                "collection_account_id",
+                "A collection account must not go negative (flag debits_must_not_exceed_credits) and must not belong to a rail.",
+                code: "collection_account_may_go_negative"
+            )
         }
         guard account.asset == asset.code else {
             throw Problem.invalid("collection_account_id", "The account holds \(account.asset), not \(asset.code).", code: "asset_mismatch")

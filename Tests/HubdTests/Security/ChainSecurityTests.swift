@@ -319,4 +319,37 @@ struct ChainSecurityTests {
             #expect(try await client.execute(uri: "/readyz", method: .get).status == .ok)
         }
     }
+
+    @Test("#4 a top-up rate collects only into the organiser's own account that cannot go negative", arguments: TestBackend.enabled)
+    func collectionAccount(backend: TestBackend) async throws {
+        try await withLocalChainHub(on: backend) { hub, api in
+            let chainID: UInt64 = 93_200_004
+            #expect(try await api.createChain(chainID).status == .created)
+            let usd = try await hub.ledger.makeAsset("USD")
+            let members = try await hub.ledger.makeWallet(usd, owner: uid("alice"))
+            let own = try await hub.ledger.makeWallet(usd, owner: uid("org-1"))
+            let issuance = try #require(try await hub.ledger.account(usd.issuanceAccountID))
+            func setRate(_ account: Account) async throws -> TestResponse {
+                try await api.client.execute(
+                    uri: "/v1/rails/localchain/chains/\(chainID)/topup-rate",
+                    method: .put,
+                    headers: bearer("org-1", "organiser") + jsonHeaders,
+                    body: jsonBody(["asset": "USD", "pay": "1", "receive": "1", "collection_account_id": account.id.description])
+                )
+            }
+            let stranger = try await setRate(members)
+            #expect(stranger.status == .unprocessableContent, "\(stranger.text)")
+            #expect(problemCode(stranger) == "account_not_found")
+            let negative = try await api.client.execute(
+                uri: "/v1/rails/localchain/chains/\(chainID)/topup-rate",
+                method: .put,
+                headers: bearer("admin-1", "admin") + jsonHeaders,
+                body: jsonBody(["asset": "USD", "pay": "1", "receive": "1", "collection_account_id": issuance.id.description])
+            )
+            #expect(negative.status == .unprocessableContent, "\(negative.text)")
+            #expect(problemCode(negative) == "collection_account_may_go_negative")
+            #expect(try await setRate(own).status == .ok)
+        }
+    }
 }
+
