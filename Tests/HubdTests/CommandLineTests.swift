@@ -1,4 +1,5 @@
 import Foundation
+import HubTestSupport
 import HubKernel
 import Logging
 import Synchronization
@@ -30,7 +31,7 @@ struct CommandLineTests {
         try process.run()
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try stdin.fileHandleForWriting.close()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        let data = pipe.fileHandleForReading.readAllRetryingInterrupts()
         process.waitUntilExit()
         return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
     }
@@ -173,7 +174,7 @@ struct CommandLineTests {
             let pipe = Pipe()
             curl.standardOutput = pipe
             try curl.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            let data = pipe.fileHandleForReading.readAllRetryingInterrupts()
             curl.waitUntilExit()
             return String(decoding: data, as: UTF8.self)
         }

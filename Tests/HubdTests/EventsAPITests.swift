@@ -113,7 +113,7 @@ struct SSEClient {
         let parts = UncheckedBox((process, output.fileHandleForReading))
         let data: Data = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let data = parts.value.1.readDataToEndOfFile()
+                let data = parts.value.1.readAllRetryingInterrupts()
                 parts.value.0.waitUntilExit()
                 continuation.resume(returning: data)
             }

@@ -1,4 +1,5 @@
 import Foundation
+import HubTestSupport
 import Testing
 
 /// `hubd wallet` run as a user would, against known Substrate and Ethereum values.
@@ -23,7 +24,7 @@ struct WalletCommandTests {
         try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile() + errors.fileHandleForReading.readDataToEndOfFile()
+        let data = output.fileHandleForReading.readAllRetryingInterrupts() + errors.fileHandleForReading.readAllRetryingInterrupts()
         process.waitUntilExit()
         return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
     }

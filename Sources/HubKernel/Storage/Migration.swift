@@ -65,6 +65,7 @@ public struct Migrator: Sendable {
     public func status(of database: Database) async throws -> MigrationStatus {
         let groups = self.groups.map { ($0.group, $0.migrations.map(\.name)) }
         return try await database.write { connection in
+            if connection.dialect == .postgres { try connection.execute("SELECT pg_advisory_xact_lock(7041532)") }
             try connection.execute(Self.historyTable)
             var pending: [String: [String]] = [:]
             for (group, names) in groups {
@@ -86,10 +87,12 @@ public struct Migrator: Sendable {
                 // One migration per transaction; the history is re-read under the write lock so
                 // two processes migrating at once cannot both apply the same step.
                 let step: String? = try await database.write { connection in
-                    try connection.execute(Self.historyTable)
+                    // The lock first: `CREATE TABLE IF NOT EXISTS` is not safe against a concurrent
+                    // creator on PostgreSQL (both pass the check, one fails on pg_type's unique index).
                     if connection.dialect == .postgres {
                         try connection.execute("SELECT pg_advisory_xact_lock(7041532)")
                     }
+                    try connection.execute(Self.historyTable)
                     let done = try Self.appliedNames(group, connection)
                     try Self.checkHistory(group: group, applied: done, known: names)
                     guard done.count < migrations.count else { return nil }

@@ -1,0 +1,23 @@
+public import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension FileHandle {
+    /// Everything up to end of file, retrying reads a signal interrupted. Foundation's
+    /// `readDataToEndOfFile()` traps on `EINTR` on Linux, and the tests that run child processes
+    /// get `SIGCHLD` whenever any child (theirs or another test's) exits.
+    public func readAllRetryingInterrupts() -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                data.append(contentsOf: buffer[0..<count])
+            } else if count == 0 || errno != EINTR {
+                return data
+            }
+        }
+    }
+}
