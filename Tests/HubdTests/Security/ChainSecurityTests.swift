@@ -221,7 +221,7 @@ struct ChainSecurityTests {
             // Paused, the chain is not tried at all.
             let pause = try await api.client.execute(uri: "/v1/rails/localchain/chains/\(chainID)/pause", method: .post, headers: bearer("org-1", "organiser"))
             #expect(pause.status == .ok)
-            try await Task.sleep(for: .milliseconds(300))
+            try await Task.sleep(for: .seconds(1))  // an attempt begun before the pause ends
             let paused = plugin.sealerHealth.failures(of: chainID)
             try await Task.sleep(for: .seconds(2))
             #expect(plugin.sealerHealth.failures(of: chainID) == paused)
