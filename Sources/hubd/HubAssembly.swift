@@ -36,8 +36,14 @@ enum HubAssembly {
         do {
             plugins = try PluginHost(builtIn: builtIn, entries: pluginsFile.pluginEntries) { id in
                 PluginContext(
-                    pluginID: id, ledger: ledger, events: bus, identity: identity, logger: logger, metrics: metricsFactory,
-                    clock: clock, developmentLogin: devLogin
+                    pluginID: id,
+                    ledger: ledger,
+                    events: bus,
+                    identity: identity,
+                    logger: logger,
+                    metrics: metricsFactory,
+                    clock: clock,
+                    developmentLogin: devLogin
                 )
             }
         } catch let failure as PluginSetupError {

@@ -83,7 +83,10 @@ struct HubConfiguration: Sendable {
             configuration.webhooks.addressPolicy.allowedNetworks = try text.split(separator: ",").map { part in
                 let item = part.trimmingCharacters(in: .whitespaces)
                 guard let network = IPNetwork(parsing: item) else {
-                    throw ConfigurationError(source: "HUB_WEBHOOK_ALLOW_PRIVATE", message: "'\(item)' is not a network such as 10.0.0.0/8 or fd00::/8")
+                    throw ConfigurationError(
+                        source: "HUB_WEBHOOK_ALLOW_PRIVATE",
+                        message: "'\(item)' is not a network such as 10.0.0.0/8 or fd00::/8"
+                    )
                 }
                 return network
             }

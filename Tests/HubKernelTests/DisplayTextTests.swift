@@ -30,7 +30,12 @@ struct DisplayTextTests {
 
     @Test("names the field and the character")
     func message() {
-        #expect(throws: DisplayText.Refusal(field: "display_name", message: "display_name must not contain invisible, control or direction-changing characters (found U+202E)")) {
+        #expect(
+            throws: DisplayText.Refusal(
+                field: "display_name",
+                message: "display_name must not contain invisible, control or direction-changing characters (found U+202E)"
+            )
+        ) {
             try DisplayText.name("\u{202E}evil", field: "display_name", maxLength: 100)
         }
         #expect(throws: DisplayText.Refusal.self) { try DisplayText.name("   ", field: "n", maxLength: 100) }
@@ -40,10 +45,13 @@ struct DisplayTextTests {
 
 @Suite("asset units")
 struct AssetUnitsTests {
-    @Test("minor units as a person reads them, exactly", arguments: [
-        (UInt128(4_500), UInt8(2), "45.00"), (0, 2, "0.00"), (5, 3, "0.005"), (7, 0, "7"), (100, 2, "1.00"),
-        (UInt128.max, 38, "3.40282366920938463463374607431768211455"), (UInt128.max, 0, "340282366920938463463374607431768211455"),
-    ] as [(UInt128, UInt8, String)])
+    @Test(
+        "minor units as a person reads them, exactly",
+        arguments: [
+            (UInt128(4_500), UInt8(2), "45.00"), (0, 2, "0.00"), (5, 3, "0.005"), (7, 0, "7"), (100, 2, "1.00"),
+            (UInt128.max, 38, "3.40282366920938463463374607431768211455"), (UInt128.max, 0, "340282366920938463463374607431768211455"),
+        ] as [(UInt128, UInt8, String)]
+    )
     func format(amount: UInt128, scale: UInt8, text: String) {
         #expect(AssetUnits.format(amount, scale: scale) == text)
     }

@@ -1,6 +1,6 @@
 import Foundation
-import HubTestSupport
 import HubKernel
+import HubTestSupport
 import Logging
 import Synchronization
 import Testing
@@ -209,7 +209,9 @@ struct CommandLineTests {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         #expect(bound)
         let port = Int(UInt16(bigEndian: address.sin_port))
@@ -241,4 +243,3 @@ struct CommandLineTests {
         #expect(!create.output.contains("[--password-stdin]"))
     }
 }
-

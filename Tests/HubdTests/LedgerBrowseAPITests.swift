@@ -10,7 +10,9 @@ import Testing
 /// Issue #12 item 15: the hub-wide lists the console shows each role.
 @Suite("ledger API: hub-wide lists", .timeLimit(.minutes(2)))
 struct LedgerBrowseAPITests {
-    static func get(_ client: any TestClientProtocol, _ uri: String, as caller: HTTPFields) async throws -> (status: HTTPResponse.Status, data: [[String: Any]]) {
+    static func get(_ client: any TestClientProtocol, _ uri: String, as caller: HTTPFields) async throws -> (
+        status: HTTPResponse.Status, data: [[String: Any]]
+    ) {
         let response = try await client.execute(uri: uri, method: .get, headers: caller)
         return (response.status, (try? response.json()["data"] as? [[String: Any]]) ?? [])
     }

@@ -101,7 +101,9 @@ public struct LedgerController: Sendable {
             throw Problem.invalid("asset", "No asset with this code.", code: TransferError.Code.assetNotFound.rawValue)
         }
         guard LedgerAccessPolicy(principal: principal).canCreate(new, asset: assetRecord) else {
-            throw Problem.forbidden("Accounts that may go negative are created by admins alone; you may create wallets (which cannot go negative) for yourself, and as an organiser for others on an asset you organise.")
+            throw Problem.forbidden(
+                "Accounts that may go negative are created by admins alone; you may create wallets (which cannot go negative) for yourself, and as an organiser for others on an asset you organise."
+            )
         }
         if new.owner.kind == .user, new.owner.id != principal.userID.description, try await !userExists(new.owner.id) {
             throw Problem.invalid("owner.id", "No user with this id.")
@@ -135,7 +137,8 @@ public struct LedgerController: Sendable {
         // Hub-wide (`?all=true`, or a search `?q=`): admins see every account, organisers those of
         // the assets they organise; a member's view stays their own accounts.
         let coverage: Ledger.Coverage? =
-            !(hubWide || search != nil) ? nil
+            !(hubWide || search != nil)
+            ? nil
             : principal.isAdmin ? .everything : principal.has(.organiser) ? .organisedBy(principal.userID.description) : nil
         let accounts =
             if let coverage {
@@ -332,7 +335,9 @@ public struct LedgerController: Sendable {
         for (index, transfer) in transfers.enumerated() {
             switch transfer.action {
             case .postPending(let pendingID, _), .voidPending(let pendingID):
-                if let pending = try await ledger.transfer(pendingID), let refusal = railHoldRefusal(pending, field: fieldPrefix(index) + "pending_id") {
+                if let pending = try await ledger.transfer(pendingID),
+                    let refusal = railHoldRefusal(pending, field: fieldPrefix(index) + "pending_id")
+                {
                     throw refusal
                 }
             case .post, .hold: continue

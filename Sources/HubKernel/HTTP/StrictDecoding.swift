@@ -293,7 +293,9 @@ struct TrackingUnkeyedContainer: UnkeyedDecodingContainer {
         } catch let error as DecodingError {
             throw error
         } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: codingPath + [AnyKey(intValue: index)!], debugDescription: StrictDecoding.integerRange(type)))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: codingPath + [AnyKey(intValue: index)!], debugDescription: StrictDecoding.integerRange(type))
+            )
         }
     }
 

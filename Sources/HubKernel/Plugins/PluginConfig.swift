@@ -24,7 +24,10 @@ public struct PluginConfig: Sendable {
             return try StrictDecoding.decode(Config.self, from: Data(json.utf8), using: decoder)
         } catch let unknown as StrictDecoding.UnknownMembers {
             let known = knownKeys.map { " (known: \($0.sorted().joined(separator: ", ")))" } ?? ""
-            throw PluginConfigError(field: unknown.field, message: "unknown option\(unknown.members.first?.suggestion.map { "; did you mean `\($0)`?" } ?? "")\(known)")
+            throw PluginConfigError(
+                field: unknown.field,
+                message: "unknown option\(unknown.members.first?.suggestion.map { "; did you mean `\($0)`?" } ?? "")\(known)"
+            )
         } catch let error as DecodingError {
             throw PluginConfigError(error)
         }

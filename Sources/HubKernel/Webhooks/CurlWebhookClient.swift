@@ -1,5 +1,5 @@
-import Foundation
 import CCurl
+import Foundation
 import NIOPosix
 import Synchronization
 
@@ -89,7 +89,9 @@ struct CurlRequest: Sendable {
         }
         let scheme = components.scheme?.lowercased() ?? "http"
         let environment = ProcessInfo.processInfo.environment
-        if ["\(scheme)_proxy", scheme == "https" ? "HTTPS_PROXY" : "", "all_proxy", "ALL_PROXY"].contains(where: { !$0.isEmpty && environment[$0]?.isEmpty == false }) {
+        if ["\(scheme)_proxy", scheme == "https" ? "HTTPS_PROXY" : "", "all_proxy", "ALL_PROXY"].contains(where: {
+            !$0.isEmpty && environment[$0]?.isEmpty == false
+        }) {
             if let refusal = addressPolicy.refusal(forHost: host) { throw WebhookError(.addressRefused, "not delivered: \(refusal)") }
             return nil
         }

@@ -30,8 +30,10 @@ struct WebhookAttempter: Sendable {
         do {
             let timestamp = Int64(startedAt.nanoseconds / 1_000_000_000)
             var headers = try StandardWebhookSigner(secret: secrets[0]).headers(id: event.id, timestamp: timestamp, body: body)
-            headers["webhook-signature"] = try secrets.map { try StandardWebhookSigner(secret: $0).sign(id: event.id, timestamp: timestamp, body: body) }
-                .joined(separator: " ")
+            headers["webhook-signature"] = try secrets.map {
+                try StandardWebhookSigner(secret: $0).sign(id: event.id, timestamp: timestamp, body: body)
+            }
+            .joined(separator: " ")
             headers["content-type"] = "application/json"
             let response = try await client.post(url: url, headers: headers, body: body, timeout: timeout)
             result.responseStatus = response.status

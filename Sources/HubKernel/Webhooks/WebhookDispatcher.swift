@@ -197,4 +197,3 @@ struct EndpointState: Sendable {
     let cursor: Int64
     let headAttempts: Int
 }
-

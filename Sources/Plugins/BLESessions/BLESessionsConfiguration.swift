@@ -55,7 +55,8 @@ public struct BLESessionsConfiguration: Sendable, Equatable {
             throw PluginConfigError(field: "eid_rotation_seconds", message: "must be 0 (off) or at least 5 seconds, got \(eidRotationSeconds)")
         }
         eidGraceSeconds = try range(raw.eidGraceSeconds, "eid_grace_seconds", 0...300, unit: "seconds") ?? eidGraceSeconds
-        sweepIntervalMilliseconds = try range(raw.sweepIntervalMs, "sweep_interval_ms", 10...60_000, unit: "milliseconds") ?? sweepIntervalMilliseconds
+        sweepIntervalMilliseconds =
+            try range(raw.sweepIntervalMs, "sweep_interval_ms", 10...60_000, unit: "milliseconds") ?? sweepIntervalMilliseconds
         resolvesPerMinute = try range(raw.resolvesPerMinute, "resolves_per_minute", 1...100_000, unit: "requests") ?? resolvesPerMinute
         if let code = raw.defaultAsset {
             guard let asset = AssetCode(code) else {

@@ -289,7 +289,8 @@ struct SessionService: Sendable {
         }.get()
     }
 
-    static func rotate(_ session: inout PaymentSession, grace: Int, at now: LedgerTimestamp, on connection: any SQLConnection, source: String) throws {
+    static func rotate(_ session: inout PaymentSession, grace: Int, at now: LedgerTimestamp, on connection: any SQLConnection, source: String) throws
+    {
         let previous = session.eid
         let validUntil = now.adding(seconds: grace)
         try SessionStore.retireEID(previous, validUntil: validUntil, on: connection)
@@ -347,7 +348,9 @@ struct SessionService: Sendable {
 
     /// Voids a lock's hold; a hold the ledger already expired or voided needs nothing more.
     private static func voidHold(_ lock: SessionLock, on tx: LedgerTransaction) throws {
-        let result = try tx.submit(TransferRequest(id: .timeOrdered(), action: .voidPending(pendingID: lock.holdID), reference: reference(lock.sessionID)))
+        let result = try tx.submit(
+            TransferRequest(id: .timeOrdered(), action: .voidPending(pendingID: lock.holdID), reference: reference(lock.sessionID))
+        )
         if case .failed(let error) = result,
             error.code != .pendingTransferExpired && error.code != .pendingTransferAlreadyVoided
         {

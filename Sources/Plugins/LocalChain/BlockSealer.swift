@@ -58,7 +58,8 @@ struct BlockSealer: Service {
             } catch let refusal as MirrorRefusal {
                 try await drop(refusal, chainID: chainID)
             } catch {
-                Counter(label: "hub_localchain_seal_failures_total", dimensions: [("chain_id", String(chainID))], factory: context.metrics).increment()
+                Counter(label: "hub_localchain_seal_failures_total", dimensions: [("chain_id", String(chainID))], factory: context.metrics)
+                    .increment()
                 let tickMs = Int64(configuration.sealTick / .milliseconds(1))
                 context.logger.info("sealing a block failed; backing off", metadata: ["localchain.chain.id": "\(chainID)", "error": "\(error)"])
                 if health.failed(chainID, error: "\(error)", nowMs: nowMs, tickMs: tickMs) {
@@ -195,7 +196,9 @@ struct BlockSealer: Service {
         let number = chain.headNumber + 1
         let raws = plan.included.map(\.entry.raw)
         let receipts = plan.included.map { LocalChainReceipt(transactionHash: try! Hex.decode($0.entry.hash), status: $0.status) }
-        let stateRoot = LocalChainRoots.state(plan.state.values.map { LocalChainAccountState(address: $0.address, nonce: $0.nonce, balance: $0.balance) })
+        let stateRoot = LocalChainRoots.state(
+            plan.state.values.map { LocalChainAccountState(address: $0.address, nonce: $0.nonce, balance: $0.balance) }
+        )
         let header = LocalChainHeader(
             parentHash: try Hex.decode(chain.headHash, length: 32),
             number: number,

@@ -33,7 +33,10 @@ extension LocalChainStore {
     static func insert(_ request: ChainRequest, chainID: UInt64, on connection: any SQLConnection) throws {
         try connection.execute(
             "INSERT INTO localchain_requests (chain_id, kind, request_id, fields, hash) VALUES ($1, $2, $3, $4, $5)",
-            [.int(Int64(clamping: chainID)), .text(request.kind.rawValue), .text(request.id), .text(try LocalChainJSON.text(request.fields)), .text(request.hash)]
+            [
+                .int(Int64(clamping: chainID)), .text(request.kind.rawValue), .text(request.id), .text(try LocalChainJSON.text(request.fields)),
+                .text(request.hash),
+            ]
         )
     }
 }

@@ -61,7 +61,11 @@ extension ChainService {
                 now: clock.now(),
                 on: connection
             )
-            try LocalChainStore.insert(ChainRequest(kind: .topup, id: transferID.description, fields: fields, hash: outcome.hash), chainID: chainID, on: connection)
+            try LocalChainStore.insert(
+                ChainRequest(kind: .topup, id: transferID.description, fields: fields, hash: outcome.hash),
+                chainID: chainID,
+                on: connection
+            )
             return (outcome.hash, cost, rate)
         }
         context.events.nudge()

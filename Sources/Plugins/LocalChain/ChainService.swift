@@ -143,7 +143,11 @@ struct ChainService: Sendable {
                 on: connection
             )
             if let requestID {
-                try LocalChainStore.insert(ChainRequest(kind: .grant, id: requestID, fields: fields, hash: outcome.hash), chainID: chainID, on: connection)
+                try LocalChainStore.insert(
+                    ChainRequest(kind: .grant, id: requestID, fields: fields, hash: outcome.hash),
+                    chainID: chainID,
+                    on: connection
+                )
             }
             return outcome
         }

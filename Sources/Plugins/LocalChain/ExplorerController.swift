@@ -27,7 +27,9 @@ struct ExplorerController: Sendable {
         let chain = try await chain(context)
         let limit = try request.pageLimit()
         let before = try request.query("cursor") { UInt64($0) } ?? (chain.headNumber + 1)
-        let rows = try await self.context.database.read { try LocalChainStore.blocks(chainID: chain.chainID, before: before, limit: limit + 1, on: $0) }
+        let rows = try await self.context.database.read {
+            try LocalChainStore.blocks(chainID: chain.chainID, before: before, limit: limit + 1, on: $0)
+        }
         let page = try rows.prefix(limit).map { BlockRepresentation($0, try $0.decoded()) }
         let next = rows.count > limit ? String(rows[limit - 1].number) : nil
         return try context.json(Page(data: page, nextCursor: next))
@@ -86,7 +88,9 @@ struct ExplorerController: Sendable {
         let (hash, chainID) = (Hex.encode(bytes), chain.chainID)
         let found = try await self.context.database.read { connection -> TransactionRepresentation? in
             if let sealed = try LocalChainStore.transaction(chainID: chainID, hash: hash, on: connection) { return TransactionRepresentation(sealed) }
-            if let pending = try LocalChainStore.poolEntry(chainID: chainID, hash: hash, on: connection) { return TransactionRepresentation(pending: pending) }
+            if let pending = try LocalChainStore.poolEntry(chainID: chainID, hash: hash, on: connection) {
+                return TransactionRepresentation(pending: pending)
+            }
             return try LocalChainStore.dropped(chainID: chainID, hash: hash, on: connection).map(TransactionRepresentation.init(dropped:))
         }
         guard let found else { throw Problem.notFound("transaction") }
@@ -114,7 +118,13 @@ struct ExplorerController: Sendable {
         let stored = try await self.context.database.read { try LocalChainStore.account(chainID: chainID, address: address, on: $0) }
         return try context.json(
             AccountRepresentation(
-                stored ?? ChainAccount(address: address, nonce: 0, balance: 0, ledgerAccountID: LocalChainIDs.ledgerAccount(chainID: chainID, address: address))
+                stored
+                    ?? ChainAccount(
+                        address: address,
+                        nonce: 0,
+                        balance: 0,
+                        ledgerAccountID: LocalChainIDs.ledgerAccount(chainID: chainID, address: address)
+                    )
             )
         )
     }
@@ -153,7 +163,9 @@ struct ExplorerController: Sendable {
                     return SearchResult(kind: "block", block: BlockRepresentation(stored, try stored.decoded()))
                 }
             }
-            if let address = try? EthereumAddress(trimmed), let account = try LocalChainStore.account(chainID: chainID, address: address, on: connection) {
+            if let address = try? EthereumAddress(trimmed),
+                let account = try LocalChainStore.account(chainID: chainID, address: address, on: connection)
+            {
                 return SearchResult(kind: "account", account: AccountRepresentation(account))
             }
             return nil

@@ -24,7 +24,13 @@ enum LocalChainEvents {
     }
 
     static func accepted(_ entry: PoolEntry, chainID: UInt64, source: String, time: LedgerTimestamp) throws -> NewEvent {
-        try event(transactionAccepted, chainID, Accepted(chainId: chainID, transaction: TransactionRepresentation(pending: entry)), source: source, time: time)
+        try event(
+            transactionAccepted,
+            chainID,
+            Accepted(chainId: chainID, transaction: TransactionRepresentation(pending: entry)),
+            source: source,
+            time: time
+        )
     }
 
     static func sealed(_ t: ChainTransaction, chainID: UInt64, source: String, time: LedgerTimestamp) throws -> NewEvent {
@@ -48,7 +54,13 @@ enum LocalChainEvents {
     }
 
     static func dropped(_ dropped: DroppedTransaction, chainID: UInt64, source: String, time: LedgerTimestamp) throws -> NewEvent {
-        try event(BlockSealer.droppedEvent, chainID, Dropped(chainId: chainID, transaction: TransactionRepresentation(dropped: dropped)), source: source, time: time)
+        try event(
+            BlockSealer.droppedEvent,
+            chainID,
+            Dropped(chainId: chainID, transaction: TransactionRepresentation(dropped: dropped)),
+            source: source,
+            time: time
+        )
     }
 
     struct SealingHealth: Encodable {

@@ -82,7 +82,7 @@ public struct LocalChainPlugin: RailPlugin {
                             .init("rpc_path", title: "JSON-RPC endpoint"),
                         ]
                     )
-                ),
+                )
             ]
         )
     }

@@ -21,7 +21,8 @@ enum LocalChainStore {
                 .text(chain.asset.rawValue), .int(chain.blockIntervalMs), .optional(chain.host.map { .text($0.latitude) }),
                 .optional(chain.host.map { .text($0.longitude) }), .optional(chain.host.map { .int($0.radiusMeters) }),
                 .text(chain.status.rawValue), .text(chain.organiserID), .text(chain.validator.description), .bytes(chain.sealedKey),
-                .text(chain.genesisHash), .int(Int64(clamping: chain.headNumber)), .text(chain.headHash), .int(chain.headTimeMs), .int(chain.createdAt),
+                .text(chain.genesisHash), .int(Int64(clamping: chain.headNumber)), .text(chain.headHash), .int(chain.headTimeMs),
+                .int(chain.createdAt),
                 .optional(chain.upstream.map(SQLValue.text)),
             ]
         )
@@ -72,7 +73,10 @@ enum LocalChainStore {
     }
 
     static func setStatus(_ status: LocalChain.Status, chainID: UInt64, on connection: any SQLConnection) throws {
-        try connection.execute("UPDATE localchain_chains SET status = $1 WHERE chain_id = $2", [.text(status.rawValue), .int(Int64(clamping: chainID))])
+        try connection.execute(
+            "UPDATE localchain_chains SET status = $1 WHERE chain_id = $2",
+            [.text(status.rawValue), .int(Int64(clamping: chainID))]
+        )
     }
 
     static func setHead(chainID: UInt64, number: UInt64, hash: String, timeMs: Int64, on connection: any SQLConnection) throws {
@@ -130,7 +134,8 @@ enum LocalChainStore {
                 "INSERT INTO localchain_accounts (chain_id, address, nonce, balance, ledger_account_id) VALUES ($1, $2, $3, $4, $5) "
                     + "ON CONFLICT (chain_id, address) DO UPDATE SET nonce = excluded.nonce, balance = excluded.balance",
                 [
-                    .int(Int64(clamping: chainID)), .text(account.address.description), .int(Int64(clamping: account.nonce)), .uint128(account.balance),
+                    .int(Int64(clamping: chainID)), .text(account.address.description), .int(Int64(clamping: account.nonce)),
+                    .uint128(account.balance),
                     .bytes(account.ledgerAccountID.rawValue.bigEndianBytes),
                 ]
             )
@@ -202,7 +207,8 @@ enum LocalChainStore {
         try connection.execute(
             "INSERT INTO localchain_blocks (chain_id, number, hash, parent_hash, timestamp, transaction_count, data) VALUES ($1, $2, $3, $4, $5, $6, $7)",
             [
-                .int(Int64(clamping: chainID)), .int(Int64(clamping: block.number)), .text(block.hash), .text(block.parentHash), .int(Int64(clamping: block.timestamp)),
+                .int(Int64(clamping: chainID)), .int(Int64(clamping: block.number)), .text(block.hash), .text(block.parentHash),
+                .int(Int64(clamping: block.timestamp)),
                 .int(Int64(block.transactionCount)), .bytes(block.data),
             ]
         )
@@ -248,7 +254,8 @@ enum LocalChainStore {
             try connection.execute(
                 "INSERT INTO localchain_transactions (chain_id, \(transactionColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                 [
-                    .int(Int64(clamping: chainID)), .text(t.hash), .int(Int64(clamping: t.blockNumber)), .int(Int64(t.position)), .text(t.sender.description),
+                    .int(Int64(clamping: chainID)), .text(t.hash), .int(Int64(clamping: t.blockNumber)), .int(Int64(t.position)),
+                    .text(t.sender.description),
                     .text(t.recipient.description), .int(Int64(clamping: t.nonce)), .uint128(t.value), .int(Int64(t.status)), .bytes(t.raw),
                 ]
             )

@@ -7,7 +7,10 @@ enum RPCFormat {
     static func quantity(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
     static func quantity(_ value: UInt128) -> String { "0x" + String(value, radix: 16) }
     static func quantity(_ value: UInt256) -> String {
-        value.high == 0 ? quantity(value.low) : "0x" + String(value.high, radix: 16) + String(repeating: "0", count: 32 - String(value.low, radix: 16).count) + String(value.low, radix: 16)
+        value.high == 0
+            ? quantity(value.low)
+            : "0x" + String(value.high, radix: 16) + String(repeating: "0", count: 32 - String(value.low, radix: 16).count)
+                + String(value.low, radix: 16)
     }
 
     static func parseQuantity(_ text: String) -> UInt64? {

@@ -69,7 +69,12 @@ struct TopUpController: Sendable {
     }
 
     static func body(_ rate: TopUpRate) -> RateBody {
-        RateBody(asset: rate.asset.rawValue, pay: MinorUnits(rate.pay), receive: MinorUnits(rate.receive), collectionAccountId: rate.collectionAccountID.description)
+        RateBody(
+            asset: rate.asset.rawValue,
+            pay: MinorUnits(rate.pay),
+            receive: MinorUnits(rate.receive),
+            collectionAccountId: rate.collectionAccountID.description
+        )
     }
 
     struct TopUpBody: Decodable {
@@ -103,8 +108,17 @@ struct TopUpController: Sendable {
             } ?? .timeOrdered()
         let payer = try await ownAccount(body.fromAccountId, field: "from_account_id", principal: principal)
         do {
-            let (hash, cost, rate) = try await service.topUp(chainID: chain.chainID, to: to, amount: body.amount.value, payer: payer.id, transferID: transferID)
-            return try context.json(Receipt(hash: hash, amount: String(body.amount.value), paid: String(cost), asset: rate.asset.rawValue), status: .accepted)
+            let (hash, cost, rate) = try await service.topUp(
+                chainID: chain.chainID,
+                to: to,
+                amount: body.amount.value,
+                payer: payer.id,
+                transferID: transferID
+            )
+            return try context.json(
+                Receipt(hash: hash, amount: String(body.amount.value), paid: String(cost), asset: rate.asset.rawValue),
+                status: .accepted
+            )
         } catch let failure as ChainService.TopUpFailure {
             throw Self.problem(failure)
         } catch let rejection as TransactionRejection {
@@ -157,7 +171,8 @@ struct TopUpController: Sendable {
     static func problem(_ failure: ChainService.TopUpFailure) -> Problem {
         switch failure {
         case .noRate: Problem(.conflict, code: "no_topup_rate", detail: "The organiser has set no top-up rate for this chain.")
-        case .notExact: Problem.invalid("amount", "The amount does not convert to a whole number of minor units at this rate.", code: "amount_not_exact")
+        case .notExact:
+            Problem.invalid("amount", "The amount does not convert to a whole number of minor units at this rate.", code: "amount_not_exact")
         case .transfer(let error): Problem(.unprocessableContent, code: error.code.rawValue, detail: error.message, field: error.field)
         }
     }

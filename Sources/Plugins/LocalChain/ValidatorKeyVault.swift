@@ -43,7 +43,15 @@ final class ValidatorKeyVault: Sendable {
         var out = [UInt8](repeating: 0, count: privateKey.count + Int(crypto_aead_xchacha20poly1305_ietf_ABYTES))
         var outLength: UInt64 = 0
         let status = crypto_aead_xchacha20poly1305_ietf_encrypt(
-            &out, &outLength, privateKey, UInt64(privateKey.count), ad, UInt64(ad.count), nil, nonce, kek
+            &out,
+            &outLength,
+            privateKey,
+            UInt64(privateKey.count),
+            ad,
+            UInt64(ad.count),
+            nil,
+            nonce,
+            kek
         )
         guard status == 0 else { throw LocalChainFailure("sealing the validator key failed") }
         return nonce + out.prefix(Int(outLength))
@@ -60,7 +68,15 @@ final class ValidatorKeyVault: Sendable {
         var out = [UInt8](repeating: 0, count: 32)
         var outLength: UInt64 = 0
         let status = crypto_aead_xchacha20poly1305_ietf_decrypt(
-            &out, &outLength, nil, cipher, UInt64(cipher.count), ad, UInt64(ad.count), nonce, kek
+            &out,
+            &outLength,
+            nil,
+            cipher,
+            UInt64(cipher.count),
+            ad,
+            UInt64(ad.count),
+            nonce,
+            kek
         )
         guard status == 0, outLength == 32 else {
             throw LocalChainFailure("the validator key of chain \(chainID) does not open with the key in \(path) (wrong key file?)")

@@ -27,7 +27,10 @@ struct WebhookAddressPolicyTests {
 
     @Test(
         "hosts in URLs: literal spellings are read as the C library reads them, localhost by name",
-        arguments: ["169.254.169.254", "2130706433", "0x7f.1", "0177.0.0.1", "0x7f000001", "127.1", "[::1]", "[::ffff:a9fe:a9fe]", "localhost", "api.localhost"]
+        arguments: [
+            "169.254.169.254", "2130706433", "0x7f.1", "0177.0.0.1", "0x7f000001", "127.1", "[::1]", "[::ffff:a9fe:a9fe]", "localhost",
+            "api.localhost",
+        ]
     )
     func hosts(_ host: String) {
         #expect(WebhookAddressPolicy().refusal(forHost: host) != nil, "\(host)")

@@ -28,13 +28,20 @@ struct GotchuCompatibilityTests {
             if email != "payee@example.org" { try await hub.ledger.mint(5_000, of: eur, to: wallet) }
         }
         // One who has never had a wallet.
-        _ = try await hub.identity.users.create(NewUser(email: "fresh@example.org", displayName: "Fay Fresh", roles: [.member], password: nil), by: principal)
+        _ = try await hub.identity.users.create(
+            NewUser(email: "fresh@example.org", displayName: "Fay Fresh", roles: [.member], password: nil),
+            by: principal
+        )
     }
 
     /// A hub with the surface on, dev-login on, real users (``makeUsers``) and the app's client.
     static func withGotchuHub(on backend: TestBackend, _ body: @Sendable (Hub, App) async throws -> Void) async throws {
         try await withTestHub(
-            on: backend, builtIn: [BLESessionsPlugin.self], plugins: [bleEntry(config)], realIdentity: true, devLogin: true
+            on: backend,
+            builtIn: [BLESessionsPlugin.self],
+            plugins: [bleEntry(config)],
+            realIdentity: true,
+            devLogin: true
         ) { hub, client in
             _ = try await hub.ledger.makeAsset("EUR")
             try await makeUsers(hub)
@@ -186,7 +193,10 @@ struct GotchuCompatibilityTests {
         try await withBLEHub(on: backend, config: Self.config) { _, api in
             #expect(try await api.client.execute(uri: Self.base + "/health", method: .get).status == .ok)
             let login = try await api.client.execute(
-                uri: Self.base + "/auth/dev-login", method: .post, headers: jsonHeaders, body: jsonBody(["email": "a@example.org"])
+                uri: Self.base + "/auth/dev-login",
+                method: .post,
+                headers: jsonHeaders,
+                body: jsonBody(["email": "a@example.org"])
             )
             #expect(login.status == .notFound)
         }

@@ -55,7 +55,9 @@ struct LocalChainRPCTests {
             #expect(try await Self.call(api, chainID, "eth_getTransactionCount", [alice.checksummed, "latest"])["result"] as? String == "0x1")
             #expect(try await Self.call(api, chainID, "eth_getTransactionCount", [alice.checksummed, "pending"])["result"] as? String == "0x1")
 
-            let receipt = try #require(try await Self.call(api, chainID, "eth_getTransactionReceipt", [Hex.encode(first.hash)])["result"] as? [String: Any])
+            let receipt = try #require(
+                try await Self.call(api, chainID, "eth_getTransactionReceipt", [Hex.encode(first.hash)])["result"] as? [String: Any]
+            )
             #expect(receipt["status"] as? String == "0x1")
             #expect(receipt["from"] as? String == alice.checksummed)
             let blockHash = try #require(receipt["blockHash"] as? String)
@@ -69,7 +71,10 @@ struct LocalChainRPCTests {
             #expect(try await Self.call(api, chainID, "eth_getBlockByNumber", ["0xffff", false])["result"] is NSNull)
             #expect(try await Self.call(api, chainID, "eth_getBlockByNumber", ["earliest", false])["result"] is [String: Any])
             #expect(try await Self.call(api, chainID, "eth_getCode", [bob.checksummed, "latest"])["result"] as? String == "0x")
-            #expect(try await Self.call(api, chainID, "eth_estimateGas", [["from": alice.checksummed, "to": bob.checksummed, "value": "0x1"]])["result"] as? String == "0x5208")
+            #expect(
+                try await Self.call(api, chainID, "eth_estimateGas", [["from": alice.checksummed, "to": bob.checksummed, "value": "0x1"]])["result"]
+                    as? String == "0x5208"
+            )
             #expect(try await Self.call(api, chainID, "eth_gasPrice")["result"] as? String == "0x0")
             let history = try #require(try await Self.call(api, chainID, "eth_feeHistory", ["0x2", "latest", [25, 75]])["result"] as? [String: Any])
             #expect((history["reward"] as? [[String]])?.first?.count == 2)
@@ -101,12 +106,16 @@ struct LocalChainRPCTests {
             #expect((refused["error"] as? [String: Any])?["data"] as? String == "wrong_chain_id")
             #expect(try await api.poolCount(chainID) == 0)
 
-            let batch = try await Self.rpc(api, chainID, [
-                ["jsonrpc": "2.0", "id": 1, "method": "eth_chainId"],
-                ["jsonrpc": "2.0", "method": "eth_chainId"],  // a notification: no answer
-                ["jsonrpc": "2.0", "id": "b", "method": "nope"],
-                42,
-            ])
+            let batch = try await Self.rpc(
+                api,
+                chainID,
+                [
+                    ["jsonrpc": "2.0", "id": 1, "method": "eth_chainId"],
+                    ["jsonrpc": "2.0", "method": "eth_chainId"],  // a notification: no answer
+                    ["jsonrpc": "2.0", "id": "b", "method": "nope"],
+                    42,
+                ]
+            )
             let answers = try #require(try JSONSerialization.jsonObject(with: Data(batch.body.readableBytesView)) as? [[String: Any]])
             #expect(answers.count == 3)
             #expect(answers[0]["result"] as? String == "0x1450")

@@ -78,7 +78,10 @@ struct LocalChainTopUpTests {
             #expect(direct.object["code"] as? String == "validator_recipient")
             let cashOut = try await post(
                 "cashouts",
-                ["raw": Hex.encode(burn.raw), "payout_account_id": member.id.description, "payout_signature": try cashOutSignature(TestKeys.alice, chainID, burn, member.id)]
+                [
+                    "raw": Hex.encode(burn.raw), "payout_account_id": member.id.description,
+                    "payout_signature": try cashOutSignature(TestKeys.alice, chainID, burn, member.id),
+                ]
             )
             #expect(cashOut.status == .accepted, "\(cashOut.text)")
             #expect(try cashOut.json()["paid"] as? String == "20")
@@ -96,7 +99,10 @@ struct LocalChainTopUpTests {
             let notBurn = try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 1, to: TestKeys.address(TestKeys.bob), value: 100)
             let refused = try await post(
                 "cashouts",
-                ["raw": Hex.encode(notBurn.raw), "payout_account_id": member.id.description, "payout_signature": try cashOutSignature(TestKeys.alice, chainID, notBurn, member.id)]
+                [
+                    "raw": Hex.encode(notBurn.raw), "payout_account_id": member.id.description,
+                    "payout_signature": try cashOutSignature(TestKeys.alice, chainID, notBurn, member.id),
+                ]
             )
             #expect(refused.object["code"] as? String == "not_a_cash_out")
             #expect(try await hub.ledger.balance(collection).debitsPending == 0)

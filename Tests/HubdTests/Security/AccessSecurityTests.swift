@@ -63,7 +63,12 @@ struct AccessSecurityTests {
             )
             let rotatedAccess = try #require(rotated.object["access_token"] as? String)
             #expect(try await Self.me(client, rotatedAccess) == .ok)
-            let reuse = try await client.execute(uri: "/v1/auth/refresh", method: .post, headers: jsonHeaders, body: jsonBody(["refresh_token": bob.refresh]))
+            let reuse = try await client.execute(
+                uri: "/v1/auth/refresh",
+                method: .post,
+                headers: jsonHeaders,
+                body: jsonBody(["refresh_token": bob.refresh])
+            )
             #expect(reuse.status == .unauthorized)
             #expect(try await Self.me(client, rotatedAccess) == .unauthorized)
             #expect(try await Self.me(client, bob.access) == .unauthorized)
@@ -106,11 +111,19 @@ struct AccessSecurityTests {
 
             // The organiser disables their own member, not somebody else's (404: not theirs to see).
             #expect(try await client.execute(uri: "/v1/users/\(mine.id)/disable", method: .post, headers: API.auth(organiser.access)).status == .ok)
-            #expect(try await client.execute(uri: "/v1/users/\(theirs.id)/disable", method: .post, headers: API.auth(organiser.access)).status == .notFound)
+            #expect(
+                try await client.execute(uri: "/v1/users/\(theirs.id)/disable", method: .post, headers: API.auth(organiser.access)).status
+                    == .notFound
+            )
             #expect(try await Self.me(client, theirs.access) == .ok)
             // Roles: admins only; the last admin cannot demote themself.
             func patch(_ id: String, _ roles: [String], as token: String) async throws -> TestResponse {
-                try await client.execute(uri: "/v1/users/\(id)", method: .patch, headers: API.auth(token) + jsonHeaders, body: jsonBody(["roles": roles]))
+                try await client.execute(
+                    uri: "/v1/users/\(id)",
+                    method: .patch,
+                    headers: API.auth(token) + jsonHeaders,
+                    body: jsonBody(["roles": roles])
+                )
             }
             #expect(try await patch(mine.id, ["organiser"], as: organiser.access).status == .forbidden)
             let promoted = try await patch(theirs.id, ["organiser"], as: admin)

@@ -100,7 +100,8 @@ struct ChainSecurityTests {
             configJSON: #"{"key_file": "\#(keyFile)", "allowed_public_chain_ids": [5]}"#,
             place: "plugins[0]"
         )
-        try await withTestHub(on: backend, builtIn: [LocalChainPlugin.self], plugins: [entry]) { (hub: Hub, client: any TestClientProtocol) async throws in
+        try await withTestHub(on: backend, builtIn: [LocalChainPlugin.self], plugins: [entry]) {
+            (hub: Hub, client: any TestClientProtocol) async throws in
             let api = LocalChainAPI(client: client, database: hub.database)
             #expect(try await api.createChain(5).status == .created)
             #expect(try await api.createChain(1).status == .unprocessableContent)
@@ -154,7 +155,9 @@ struct ChainSecurityTests {
         try await withLocalChainHub(on: backend) { hub, api in
             let chainID: UInt64 = 93_200_011
             #expect(try await api.createChain(chainID).status == .created)
-            let (alice, bob, carol) = (TestKeys.address(TestKeys.alice), TestKeys.address(TestKeys.bob), TestKeys.address([UInt8](repeating: 0xCA, count: 32)))
+            let (alice, bob, carol) = (
+                TestKeys.address(TestKeys.alice), TestKeys.address(TestKeys.bob), TestKeys.address([UInt8](repeating: 0xCA, count: 32))
+            )
             #expect(try await api.grant(chainID, to: alice, amount: "1000").status == .accepted)
             #expect(try await api.grant(chainID, to: bob, amount: "500").status == .accepted)
             try await api.waitSealed(chainID)
@@ -163,7 +166,12 @@ struct ChainSecurityTests {
             let drained = try await hub.ledger.submit(
                 TransferRequest(
                     id: .random(),
-                    action: .post(debit: LocalChainIDs.ledgerAccount(chainID: chainID, address: alice), credit: asset.issuanceAccountID, amount: 900, asset: asset.code),
+                    action: .post(
+                        debit: LocalChainIDs.ledgerAccount(chainID: chainID, address: alice),
+                        credit: asset.issuanceAccountID,
+                        amount: 900,
+                        asset: asset.code
+                    ),
                     reference: TransferReference(rail: "localchain", type: "test", id: "divergence")
                 )
             )
@@ -178,10 +186,16 @@ struct ChainSecurityTests {
             #expect(try await api.send(chainID, raw: fromBob.raw).status == .accepted)
             try await api.waitSealed(chainID)
 
-            let aliceTx = try await api.client.execute(uri: "/v1/rails/localchain/chains/\(chainID)/transactions/\(Hex.encode(Keccak256.hash(fromAlice.raw)))", method: .get)
+            let aliceTx = try await api.client.execute(
+                uri: "/v1/rails/localchain/chains/\(chainID)/transactions/\(Hex.encode(Keccak256.hash(fromAlice.raw)))",
+                method: .get
+            )
             #expect(aliceTx.object["status"] as? String == "dropped", "\(aliceTx.text)")
             #expect((aliceTx.object["reason"] as? String)?.contains("exceeds_credits") == true)
-            let bobTx = try await api.client.execute(uri: "/v1/rails/localchain/chains/\(chainID)/transactions/\(Hex.encode(Keccak256.hash(fromBob.raw)))", method: .get)
+            let bobTx = try await api.client.execute(
+                uri: "/v1/rails/localchain/chains/\(chainID)/transactions/\(Hex.encode(Keccak256.hash(fromBob.raw)))",
+                method: .get
+            )
             #expect(bobTx.object["status"] as? String == "success", "\(bobTx.text)")
             #expect(try await api.head(chainID) > head)
             #expect(try await api.account(chainID, carol)?.balance == 200)
@@ -190,7 +204,10 @@ struct ChainSecurityTests {
         }
     }
 
-    @Test("#1 a chain that keeps failing to seal backs off, turns health degraded with an event, and pausing stops it", arguments: TestBackend.enabled)
+    @Test(
+        "#1 a chain that keeps failing to seal backs off, turns health degraded with an event, and pausing stops it",
+        arguments: TestBackend.enabled
+    )
     func persistentSealingFailure(backend: TestBackend) async throws {
         try await withLocalChainHub(on: backend) { hub, api in
             let chainID: UInt64 = 93_200_012
@@ -201,7 +218,10 @@ struct ChainSecurityTests {
             try await api.waitSealed(chainID)
             // The validator key no longer opens: every block of this chain fails to seal.
             try await hub.database.write { connection in
-                try connection.execute("UPDATE localchain_chains SET sealed_key = $1 WHERE chain_id = $2", [.bytes([1, 2, 3]), .int(Int64(chainID))])
+                try connection.execute(
+                    "UPDATE localchain_chains SET sealed_key = $1 WHERE chain_id = $2",
+                    [.bytes([1, 2, 3]), .int(Int64(chainID))]
+                )
             }
             let payment = try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 0, to: TestKeys.address(TestKeys.bob), value: 10)
             #expect(try await api.send(chainID, raw: payment.raw).status == .accepted)
@@ -219,7 +239,11 @@ struct ChainSecurityTests {
             #expect(plugin.sealerHealth.failures(of: chainID) - before <= 4)
 
             // Paused, the chain is not tried at all.
-            let pause = try await api.client.execute(uri: "/v1/rails/localchain/chains/\(chainID)/pause", method: .post, headers: bearer("org-1", "organiser"))
+            let pause = try await api.client.execute(
+                uri: "/v1/rails/localchain/chains/\(chainID)/pause",
+                method: .post,
+                headers: bearer("org-1", "organiser")
+            )
             #expect(pause.status == .ok)
             try await Task.sleep(for: .seconds(1))  // an attempt begun before the pause ends
             let paused = plugin.sealerHealth.failures(of: chainID)
@@ -270,7 +294,10 @@ struct ChainSecurityTests {
                     uri: "/v1/rails/localchain/chains/\(chainID)/topups",
                     method: .post,
                     headers: bearer("user-1") + jsonHeaders,
-                    body: jsonBody(["id": "0e2c6a4e-2f0a-4b8e-9c59-2f4e1c1a7b10", "to": alice.checksummed, "amount": amount, "from_account_id": member.id.description])
+                    body: jsonBody([
+                        "id": "0e2c6a4e-2f0a-4b8e-9c59-2f4e1c1a7b10", "to": alice.checksummed, "amount": amount,
+                        "from_account_id": member.id.description,
+                    ])
                 )
             }
             let bought = try await topUp("500")
@@ -352,4 +379,3 @@ struct ChainSecurityTests {
         }
     }
 }
-

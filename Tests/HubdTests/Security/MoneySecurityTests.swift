@@ -53,8 +53,14 @@ struct MoneySecurityTests {
             // Draining the mirror or minting from the issuance account into it: refused for the
             // admin and the organiser alike, and naming the rail in `ref` does not help.
             let attempts: [[String: Any]] = [
-                ["debit_account_id": mirrorID.description, "credit_account_id": asset.issuanceAccountID.description, "amount": "400", "asset": code.rawValue],
-                ["debit_account_id": asset.issuanceAccountID.description, "credit_account_id": mirrorID.description, "amount": "400", "asset": code.rawValue],
+                [
+                    "debit_account_id": mirrorID.description, "credit_account_id": asset.issuanceAccountID.description, "amount": "400",
+                    "asset": code.rawValue,
+                ],
+                [
+                    "debit_account_id": asset.issuanceAccountID.description, "credit_account_id": mirrorID.description, "amount": "400",
+                    "asset": code.rawValue,
+                ],
                 [
                     "action": "hold", "debit_account_id": asset.issuanceAccountID.description, "credit_account_id": mirrorID.description,
                     "amount": "400", "asset": code.rawValue, "timeout_seconds": 60,
@@ -173,7 +179,10 @@ struct MoneySecurityTests {
             let hold = try await Self.transfer(
                 client,
                 as: Self.organiser,
-                ["action": "hold", "debit_account_id": aliceWallet, "credit_account_id": bobWallet, "amount": "100", "asset": "EVT", "timeout_seconds": 60]
+                [
+                    "action": "hold", "debit_account_id": aliceWallet, "credit_account_id": bobWallet, "amount": "100", "asset": "EVT",
+                    "timeout_seconds": 60,
+                ]
             )
             #expect(hold.status == .unprocessableContent)
             #expect(try await LedgerAPITests.available(client, aliceWallet) == "4500")
@@ -191,9 +200,27 @@ struct MoneySecurityTests {
             // What an organiser does do: mint, and collect into (and spend from) their own wallet.
             let own = try await client.execute(uri: "/v1/users/\(uid("org-1"))/wallets/EVT", method: .put, headers: Self.organiser)
             let ownWallet = try #require(try own.json()["id"] as? String)
-            #expect(try await Self.transfer(client, as: bearer("alice"), ["debit_account_id": aliceWallet, "credit_account_id": ownWallet, "amount": "500", "asset": "EVT"]).status == .created)
-            #expect(try await Self.transfer(client, as: Self.organiser, ["debit_account_id": issuance, "credit_account_id": bobWallet, "amount": "100", "asset": "EVT"]).status == .created)
-            #expect(try await Self.transfer(client, as: Self.organiser, ["debit_account_id": ownWallet, "credit_account_id": issuance, "amount": "200", "asset": "EVT"]).status == .created)
+            #expect(
+                try await Self.transfer(
+                    client,
+                    as: bearer("alice"),
+                    ["debit_account_id": aliceWallet, "credit_account_id": ownWallet, "amount": "500", "asset": "EVT"]
+                ).status == .created
+            )
+            #expect(
+                try await Self.transfer(
+                    client,
+                    as: Self.organiser,
+                    ["debit_account_id": issuance, "credit_account_id": bobWallet, "amount": "100", "asset": "EVT"]
+                ).status == .created
+            )
+            #expect(
+                try await Self.transfer(
+                    client,
+                    as: Self.organiser,
+                    ["debit_account_id": ownWallet, "credit_account_id": issuance, "amount": "200", "asset": "EVT"]
+                ).status == .created
+            )
             #expect(try await LedgerVerifier.verify(hub.database).passed)
         }
     }
@@ -217,7 +244,10 @@ struct MoneySecurityTests {
             let railTransfers = transfers.filter { $0.kind != .posted }  // the test's own minting is kernel money
             #expect(Set(railTransfers.map(\.kind)) == [.pending, .postPending, .voidPending])
             for transfer in railTransfers {
-                #expect(transfer.reference?.rail == BLESessionsPlugin.id, "\(transfer.kind) \(transfer.id) has ref \(String(describing: transfer.reference))")
+                #expect(
+                    transfer.reference?.rail == BLESessionsPlugin.id,
+                    "\(transfer.kind) \(transfer.id) has ref \(String(describing: transfer.reference))"
+                )
             }
         }
     }

@@ -1,11 +1,11 @@
 import Foundation
-@testable import HubKernel
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
 
 @testable import HubBLESessions
+@testable import HubKernel
 @testable import HubLocalChain
 @testable import hubd
 
@@ -14,11 +14,16 @@ import Testing
 struct StrictInputSecurityTests {
     static let admin = bearer("admin-1", "admin")
 
-    static func post(_ client: any TestClientProtocol, _ uri: String, _ body: [String: Any], as caller: HTTPFields = admin) async throws -> TestResponse {
+    static func post(_ client: any TestClientProtocol, _ uri: String, _ body: [String: Any], as caller: HTTPFields = admin) async throws
+        -> TestResponse
+    {
         try await client.execute(uri: uri, method: .post, headers: caller + jsonHeaders, body: jsonBody(body))
     }
 
-    @Test("#19 an unknown member is refused with 422 naming it (and the member meant), at any depth, on rails' routes too", arguments: TestBackend.enabled)
+    @Test(
+        "#19 an unknown member is refused with 422 naming it (and the member meant), at any depth, on rails' routes too",
+        arguments: TestBackend.enabled
+    )
     func unknownMembersRefused(backend: TestBackend) async throws {
         try await withTestHub(on: backend, builtIn: [BLESessionsPlugin.self], plugins: [bleEntry()], realIdentity: true) { hub, client in
             let (admin, _) = try await IdentityAPITests.signInAdmin(hub, client)
@@ -35,7 +40,14 @@ struct StrictInputSecurityTests {
             let batch = try await Self.post(
                 client,
                 "/v1/ledger/transfers/batch",
-                ["transfers": [["debit_account_id": UUID().uuidString, "credit_account_id": UUID().uuidString, "amount": "1", "asset": "EUR", "ref": ["rail": "shop", "type": "order", "id": "1", "extra": "x"]]]],
+                [
+                    "transfers": [
+                        [
+                            "debit_account_id": UUID().uuidString, "credit_account_id": UUID().uuidString, "amount": "1", "asset": "EUR",
+                            "ref": ["rail": "shop", "type": "order", "id": "1", "extra": "x"],
+                        ]
+                    ]
+                ],
                 as: auth
             )
             #expect(batch.status == .unprocessableContent)
@@ -78,7 +90,9 @@ struct StrictInputSecurityTests {
 extension StrictInputSecurityTests {
     @Test("#16 numbers of the wrong kind are 422 naming the member, not 'not valid JSON'", arguments: TestBackend.enabled)
     func wrongNumbers(backend: TestBackend) async throws {
-        try await withTestHub(on: backend, builtIn: [LocalChainPlugin.self], plugins: [localChainEntry(keyFile: localChainKeyFile())]) { hub, client in
+        try await withTestHub(on: backend, builtIn: [LocalChainPlugin.self], plugins: [localChainEntry(keyFile: localChainKeyFile())]) {
+            hub,
+            client in
             let cases: [(uri: String, body: [String: Any], field: String)] = [
                 ("/v1/assets", ["code": "NEGA", "scale": -1, "name": "Negative"], "scale"),
                 ("/v1/assets", ["code": "FRAC", "scale": 1.5, "name": "Fraction"], "scale"),
@@ -92,7 +106,12 @@ extension StrictInputSecurityTests {
                 #expect(response.object["field"] as? String == field, "\(body): \(response.text)")
             }
             // Unparsable bytes stay 400.
-            let garbage = try await client.execute(uri: "/v1/assets", method: .post, headers: Self.admin + jsonHeaders, body: ByteBuffer(string: "{\"code\": "))
+            let garbage = try await client.execute(
+                uri: "/v1/assets",
+                method: .post,
+                headers: Self.admin + jsonHeaders,
+                body: ByteBuffer(string: "{\"code\": ")
+            )
             #expect(garbage.status == .badRequest)
         }
     }

@@ -1,11 +1,11 @@
 import Foundation
 import HubKernel
-@testable import HubBLESessions
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import HubBLESessions
 @testable import hubd
 
 /// Issue #12, webhooks: the hub must not be turned into a client of its own network.
@@ -59,7 +59,12 @@ struct WebhookSecurityTests {
         configuration.addressPolicy = WebhookAddressPolicy(allowedNetworks: ["10.1.0.0/16"])
         try await withTestHub(on: backend, webhooks: configuration) { hub, client in
             for (url, status) in [("http://10.1.2.3/hook", HTTPResponse.Status.created), ("http://10.2.0.1/hook", .unprocessableContent)] {
-                let response = try await client.execute(uri: "/v1/webhooks", method: .post, headers: Self.admin + jsonHeaders, body: jsonBody(["url": url]))
+                let response = try await client.execute(
+                    uri: "/v1/webhooks",
+                    method: .post,
+                    headers: Self.admin + jsonHeaders,
+                    body: jsonBody(["url": url])
+                )
                 #expect(response.status == status, "\(url): \(response.text)")
             }
         }

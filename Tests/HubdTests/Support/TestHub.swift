@@ -63,8 +63,15 @@ func withTestHub(
 ) async throws {
     try await withDatabase(on: backend) { database in
         try await withTestHub(
-            database: database, builtIn: builtIn, plugins: plugins, clock: clock, realIdentity: realIdentity, devLogin: devLogin,
-            webhooks: webhooks, testing: testing, body
+            database: database,
+            builtIn: builtIn,
+            plugins: plugins,
+            clock: clock,
+            realIdentity: realIdentity,
+            devLogin: devLogin,
+            webhooks: webhooks,
+            testing: testing,
+            body
         )
     }
 }

@@ -21,7 +21,9 @@ struct GotchuController: Sendable {
     private var asset: AssetCode { service.configuration.defaultAsset! }
 
     func addRoutes(to group: RouterGroup<HubRequestContext>) {
-        group.get("health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "OK"))) }
+        group.get("health") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "OK")))
+        }
         if developmentLogin { group.post("auth/dev-login", use: devLogin) }
         group.get("wallet/me", use: walletMe)
         group.post("wallet/send", use: send)
@@ -33,7 +35,9 @@ struct GotchuController: Sendable {
     // MARK: Routes
 
     @Sendable func devLogin(_ request: Request, context: HubRequestContext) async throws -> Response {
-        guard let body = try await decode(GotchuShapes.DevLoginRequest.self, request, context) else { return failure(.badRequest, "invalid json", context) }
+        guard let body = try await decode(GotchuShapes.DevLoginRequest.self, request, context) else {
+            return failure(.badRequest, "invalid json", context)
+        }
         guard let email = body.email, !email.isEmpty else { return failure(.badRequest, "email required", context) }
         guard let user = try await identity.users.user(email: email) else { return failure(.notFound, "not found", context) }
         let tokens = try await identity.tokens.issue(for: user)
@@ -89,19 +93,25 @@ struct GotchuController: Sendable {
     }
 
     @Sendable func resolve(_ request: Request, context: HubRequestContext) async throws -> Response {
-        guard let body = try await decode(GotchuShapes.ResolveRequest.self, request, context) else { return failure(.badRequest, "invalid json", context) }
+        guard let body = try await decode(GotchuShapes.ResolveRequest.self, request, context) else {
+            return failure(.badRequest, "invalid json", context)
+        }
         guard let text = body.eid, !text.isEmpty else { return failure(.badRequest, "eid required", context) }
         guard let eid = EphemeralID(hex: text) else { return failure(.notFound, "not found", context) }
         return try await answer(context) {
             let (session, share) = try await service.resolve(eid)
-            guard let cents = Int64(exactly: session.shareAmount(share)) else { throw Problem.invalid("amount", "amount beyond the compatible range") }
+            guard let cents = Int64(exactly: session.shareAmount(share)) else {
+                throw Problem.invalid("amount", "amount beyond the compatible range")
+            }
             return GotchuShapes.ResolveResponse(sid: session.id, amountCents: cents, payeeDisplay: .init(name: session.payeeDisplayName))
         }
     }
 
     @Sendable func lock(_ request: Request, context: HubRequestContext) async throws -> Response {
         guard let principal = context.principal else { return failure(.unauthorized, "unauthorized", context) }
-        guard let body = try await decode(GotchuShapes.SessionRequest.self, request, context) else { return failure(.badRequest, "invalid json", context) }
+        guard let body = try await decode(GotchuShapes.SessionRequest.self, request, context) else {
+            return failure(.badRequest, "invalid json", context)
+        }
         guard let sid = body.sid, !sid.isEmpty else { return failure(.badRequest, "sid required", context) }
         return try await answer(context) {
             _ = try await service.lock(sid, payer: principal.userID)
@@ -114,7 +124,9 @@ struct GotchuController: Sendable {
     /// expires on its own).
     @Sendable func send(_ request: Request, context: HubRequestContext) async throws -> Response {
         guard let principal = context.principal else { return failure(.unauthorized, "unauthorized", context) }
-        guard let body = try await decode(GotchuShapes.SessionRequest.self, request, context) else { return failure(.badRequest, "invalid json", context) }
+        guard let body = try await decode(GotchuShapes.SessionRequest.self, request, context) else {
+            return failure(.badRequest, "invalid json", context)
+        }
         guard let sid = body.sid, !sid.isEmpty else { return failure(.badRequest, "sid required", context) }
         let asset = self.asset
         return try await answer(context, sending: true) {
