@@ -15,7 +15,7 @@ struct StorageTests {
                 (Int64.max, 10_000_000_000_000_000_000_000_000_000, [7], "big key"),
             ]
             let rows = try await database.write { connection in
-                try connection.execute(ddl)
+                try connection.execute(ddl, [])
                 for (k, a, b, c) in values {
                     try connection.execute("INSERT INTO t (k, a, b, c) VALUES ($1, $2, $3, $4)", [.int(k), .uint128(a), .bytes(b), .text(c)])
                 }

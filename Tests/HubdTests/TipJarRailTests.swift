@@ -30,7 +30,7 @@ struct TipJarRailTests {
             #expect(PluginID.isValid(TipJarPlugin.id))
             for table in TipJarStore.tables {
                 #expect(table.hasPrefix(PluginID.tablePrefix(TipJarPlugin.id)))
-                let rows = try await hub.database.read { try $0.queryFirst("SELECT count(*) FROM \(table)")?.int(0) }
+                let rows = try await hub.database.read { try $0.queryFirst("SELECT count(*) FROM \(table)", [])?.int(0) }
                 #expect(rows == 0)
             }
         }

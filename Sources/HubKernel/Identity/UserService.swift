@@ -75,10 +75,7 @@ public final class UserService: Sendable {
     public func list(after: UserID? = nil, limit: Int = 100) async throws -> [User] {
         let limit = Int64(max(1, min(limit, 1000)))
         return try await context.database.read { connection in
-            try connection.query(
-                UserStore.select + " WHERE id > $1 ORDER BY id LIMIT $2",
-                [.text(after?.description ?? ""), .int(limit)]
-            ).map { try UserStore.row($0).user }
+            try connection.query(UserStore.select + " WHERE id > \(after?.description ?? "") ORDER BY id LIMIT \(limit)").map { try UserStore.row($0).user }
         }
     }
 
@@ -88,8 +85,7 @@ public final class UserService: Sendable {
         let limit = Int64(max(1, min(limit, 1000)))
         return try await context.database.read { connection in
             try connection.query(
-                UserStore.select + " WHERE created_by = $1 AND id > $2 ORDER BY id LIMIT $3",
-                [creator.text, .text(after?.description ?? ""), .int(limit)]
+                UserStore.select + " WHERE created_by = \(creator.text) AND id > \(after?.description ?? "") ORDER BY id LIMIT \(limit)"
             ).map { try UserStore.row($0).user }
         }
     }

@@ -1,6 +1,6 @@
 /// The SQL of `hub_users`. Synchronous; called on a database worker's thread inside a transaction.
 enum UserStore {
-    static let select = "SELECT id, email, display_name, roles, password_hash, created_by, created_at, disabled FROM hub_users"
+    static let select: SQL = "SELECT id, email, display_name, roles, password_hash, created_by, created_at, disabled FROM hub_users"
 
     /// A user row and its password hash, which never leaves identity.
     struct Row: Sendable {
@@ -24,22 +24,20 @@ enum UserStore {
     }
 
     static func find(_ id: UserID, lock: Bool = false, on connection: any SQLConnection) throws -> Row? {
-        let sql = select + " WHERE id = $1" + (lock ? connection.dialect.forUpdate : "")
-        return try connection.queryFirst(sql, [id.text]).map(row)
+        let lockClause: SQL = lock ? .forUpdate(connection.dialect) : ""
+        return try connection.queryFirst(select + " WHERE id = \(id.text)" + lockClause).map(row)
     }
 
     static func find(email: String, on connection: any SQLConnection) throws -> Row? {
-        try connection.queryFirst(select + " WHERE email = $1", [.text(email)]).map(row)
+        try connection.queryFirst(select + " WHERE email = \(email)").map(row)
     }
 
     /// How many enabled admins exist. Roles are stored as `admin,member`, so the role is matched
     /// between commas on both engines. With `lock`, the admins' rows are locked on PostgreSQL, so
     /// two processes disabling two admins at once cannot both see "another admin remains".
     static func enabledAdminCount(lock: Bool = false, on connection: any SQLConnection) throws -> Int {
-        try connection.query(
-            "SELECT id FROM hub_users WHERE disabled = 0 AND (',' || roles || ',') LIKE '%,admin,%'"
-                + (lock ? connection.dialect.forUpdate : "")
-        ).count
+        let lockClause: SQL = lock ? .forUpdate(connection.dialect) : ""
+        return try connection.query("SELECT id FROM hub_users WHERE disabled = 0 AND (',' || roles || ',') LIKE '%,admin,%'" + lockClause).count
     }
 
     /// Inserts a user and appends `identity.user.created`. Throws `email_taken` when the address is

@@ -57,3 +57,13 @@ public struct NewAsset: Sendable, Equatable {
         self.rail = rail
     }
 }
+
+extension AssetCode: SQLBindable, SQLDecodable {
+    public var sqlValue: SQLValue { .text(rawValue) }
+
+    public init(row: SQLRow, _ index: Int) throws {
+        let text = try row.text(index)
+        guard let code = AssetCode(text) else { throw DatabaseError(.decode, "column \(index): bad asset code '\(text)'") }
+        self = code
+    }
+}

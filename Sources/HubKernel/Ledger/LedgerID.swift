@@ -1,6 +1,6 @@
 /// A 128-bit identifier written as a UUID (`8-4-4-4-12` lowercase hex). Clients choose transfer and
 /// account ids, so a retried request carries the same id: that id is the ledger's idempotency key.
-public protocol LedgerIdentifier: Hashable, Sendable, Comparable, CustomStringConvertible, LosslessStringConvertible {
+public protocol LedgerIdentifier: Hashable, Sendable, Comparable, CustomStringConvertible, LosslessStringConvertible, SQLBindable, SQLDecodable {
     var rawValue: UInt128 { get }
     init(rawValue: UInt128)
 }
@@ -70,9 +70,10 @@ extension LedgerIdentifier {
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    var sqlValue: SQLValue { .bytes(rawValue.bigEndianBytes) }
+    /// 16 big-endian bytes on both backends.
+    public var sqlValue: SQLValue { .bytes(rawValue.bigEndianBytes) }
 
-    init(row: SQLRow, _ index: Int) throws {
+    public init(row: SQLRow, _ index: Int) throws {
         guard let value = UInt128(bigEndianBytes: try row.bytes(index)) else {
             throw DatabaseError(.decode, "column \(index): an identifier must be 16 bytes")
         }

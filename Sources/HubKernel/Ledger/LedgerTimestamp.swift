@@ -10,7 +10,7 @@ import Foundation
 
 /// Nanoseconds since the Unix epoch, assigned by the ledger and strictly increasing across every
 /// transfer it records.
-public struct LedgerTimestamp: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct LedgerTimestamp: Hashable, Sendable, Comparable, CustomStringConvertible, SQLBindable, SQLDecodable {
     public let nanoseconds: UInt64
     public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
@@ -23,8 +23,8 @@ public struct LedgerTimestamp: Hashable, Sendable, Comparable, CustomStringConve
         return LedgerTimestamp(nanoseconds: UInt64(clamping: Int64(bitPattern: nanoseconds) &+ delta))
     }
 
-    var sqlValue: SQLValue { .int(Int64(bitPattern: nanoseconds)) }
-    init(row: SQLRow, _ index: Int) throws { nanoseconds = UInt64(bitPattern: try row.int(index)) }
+    public var sqlValue: SQLValue { .int(Int64(bitPattern: nanoseconds)) }
+    public init(row: SQLRow, _ index: Int) throws { nanoseconds = UInt64(bitPattern: try row.int(index)) }
 }
 
 /// Where the ledger reads the time. Tests use a manual clock to drive expiry.

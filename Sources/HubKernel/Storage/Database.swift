@@ -70,7 +70,7 @@ public final class Database: Sendable {
         let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
         let reader = readers[index % readers.count]
         return try await reader.run { connection in
-            let begin = connection.dialect == .sqlite ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+            let begin: SQL = connection.dialect == .sqlite ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
             return try Self.inTransaction(connection, begin: begin, body)
         }
     }
@@ -91,7 +91,7 @@ public final class Database: Sendable {
 
     private static func inTransaction<Result>(
         _ connection: any SQLConnection,
-        begin: String,
+        begin: SQL,
         _ body: (any SQLConnection) throws -> Result
     ) throws -> Result {
         try connection.execute(begin)

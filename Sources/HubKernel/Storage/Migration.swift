@@ -66,7 +66,7 @@ public struct Migrator: Sendable {
         let groups = self.groups.map { ($0.group, $0.migrations.map(\.name)) }
         return try await database.write { connection in
             if connection.dialect == .postgres { try connection.execute("SELECT pg_advisory_xact_lock(7041532)") }
-            try connection.execute(Self.historyTable)
+            try connection.execute(Self.historyTable, [])
             var pending: [String: [String]] = [:]
             for (group, names) in groups {
                 let applied = try Self.appliedNames(group, connection)
@@ -92,7 +92,7 @@ public struct Migrator: Sendable {
                     if connection.dialect == .postgres {
                         try connection.execute("SELECT pg_advisory_xact_lock(7041532)")
                     }
-                    try connection.execute(Self.historyTable)
+                    try connection.execute(Self.historyTable, [])
                     let done = try Self.appliedNames(group, connection)
                     try Self.checkHistory(group: group, applied: done, known: names)
                     guard done.count < migrations.count else { return nil }

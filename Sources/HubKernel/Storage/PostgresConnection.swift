@@ -69,6 +69,7 @@ final class PostgresConnection: SQLConnection {
         let rowCount = PQntuples(result)
         let columnCount = PQnfields(result)
         let types = (0..<columnCount).map { PQftype(result, $0) }
+        let names = SQLColumns((0..<columnCount).map { String(cString: PQfname(result, $0)) })
         var rows: [SQLRow] = []
         rows.reserveCapacity(Int(rowCount))
         for row in 0..<rowCount {
@@ -93,7 +94,7 @@ final class PostgresConnection: SQLConnection {
                     cells.append(.text(String(cString: value)))
                 }
             }
-            rows.append(SQLRow(cells: cells))
+            rows.append(SQLRow(cells: cells, columns: names))
         }
         return rows
     }

@@ -47,29 +47,18 @@ extension SQLConnection {
         }
     }
 
-    /// Runs `SELECT <prefix> … WHERE <column> IN (…) <suffix>` for every chunk of `keys` (on
-    /// SQLite, `<column> = $1` once per key) and returns all rows. `sqlPrefix` must end with the column to match, e.g.
-    /// `"SELECT id, amount FROM ledger_transfers WHERE id"`.
-    public func selectIn(_ sqlPrefix: String, keys: [SQLValue], suffix: String = "") throws -> [SQLRow] {
+    /// Runs `<prefix> IN (…)<suffix>` for every chunk of `keys` (on SQLite, `<prefix> = key`
+    /// once per key) and returns all rows. `prefix` ends with the column to match, e.g.
+    /// `"SELECT id, amount FROM ledger_transfers WHERE id"`; `suffix` starts with a space.
+    public func selectIn(_ prefix: SQL, keys: [some SQLBindable], suffix: SQL = "") throws -> [SQLRow] {
         guard !keys.isEmpty else { return [] }
         var rows: [SQLRow] = []
         if dialect == .sqlite {
-            let sql = sqlPrefix + " = $1" + (suffix.isEmpty ? "" : " " + suffix)
-            for key in keys { rows.append(contentsOf: try query(sql, [key])) }
+            for key in keys { rows.append(contentsOf: try query(prefix + " = \(key)" + suffix)) }
             return rows
         }
         for chunk in powerOfTwoChunks(keys.count, maxChunk: Self.maxParameters) {
-            var sql = sqlPrefix + " IN ("
-            var binds: [SQLValue] = []
-            binds.reserveCapacity(chunk.count)
-            for (position, keyIndex) in chunk.enumerated() {
-                if position > 0 { sql += "," }
-                sql += "$\(position + 1)"
-                binds.append(keys[keyIndex])
-            }
-            sql += ")"
-            if !suffix.isEmpty { sql += " " + suffix }
-            rows.append(contentsOf: try query(sql, binds))
+            rows.append(contentsOf: try query(prefix + " IN (\(list: Array(keys[chunk])))" + suffix))
         }
         return rows
     }

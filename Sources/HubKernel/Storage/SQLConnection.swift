@@ -28,7 +28,8 @@ public enum SQLDialect: String, Sendable, CaseIterable {
 public protocol SQLConnection: AnyObject {
     var dialect: SQLDialect { get }
 
-    /// Runs one statement with bound values and returns the number of rows it changed.
+    /// Runs one statement with bound values and returns the number of rows it changed. Callers
+    /// write statements as ``SQL`` (values bound by interpolation); this is what backends implement.
     @discardableResult
     func execute(_ sql: String, _ binds: [SQLValue]) throws -> Int
 
@@ -40,13 +41,8 @@ public protocol SQLConnection: AnyObject {
 }
 
 extension SQLConnection {
-    @discardableResult
-    public func execute(_ sql: String) throws -> Int { try execute(sql, []) }
-
-    public func query(_ sql: String) throws -> [SQLRow] { try query(sql, []) }
-
-    /// The first row of a query, if any.
-    public func queryFirst(_ sql: String, _ binds: [SQLValue] = []) throws -> SQLRow? {
+    /// The first row of a query with hand-bound values, if any.
+    public func queryFirst(_ sql: String, _ binds: [SQLValue]) throws -> SQLRow? {
         try query(sql, binds).first
     }
 }
@@ -63,5 +59,39 @@ extension String {
         }
         out += rest
         return out
+    }
+}
+
+extension SQLConnection {
+    /// Runs one statement written with ``SQL`` interpolation; returns the number of rows it changed.
+    @discardableResult
+    public func execute(_ statement: SQL) throws -> Int {
+        let (text, binds) = statement.rendered
+        return try execute(text, binds)
+    }
+
+    /// Runs one query written with ``SQL`` interpolation and returns its rows.
+    public func query(_ statement: SQL) throws -> [SQLRow] {
+        let (text, binds) = statement.rendered
+        return try query(text, binds)
+    }
+
+    /// The first row of a query, if any.
+    public func queryFirst(_ statement: SQL) throws -> SQLRow? {
+        try query(statement).first
+    }
+}
+
+extension SQL {
+    /// ` FOR UPDATE` on PostgreSQL (row locks until the commit); nothing on SQLite, whose write
+    /// transaction already excludes every other writer.
+    public static func forUpdate(_ dialect: SQLDialect) -> SQL {
+        dialect == .postgres ? " FOR UPDATE" : ""
+    }
+
+    /// Keyset paging: ` AND <column> > cursor ORDER BY <column> LIMIT n` (the column must be
+    /// unique and indexed; the caller's query already has a `WHERE`).
+    public static func page(after cursor: some SQLBindable, by column: SQLIdentifier, limit: Int) -> SQL {
+        " AND \(identifier: column) > \(cursor) ORDER BY \(identifier: column) LIMIT \(limit)"
     }
 }

@@ -71,6 +71,7 @@ final class SQLiteConnection: SQLConnection {
         let statement = try prepared(sql, binds)
         defer { sqlite3_reset(statement) }
         let columns = sqlite3_column_count(statement)
+        let names = SQLColumns((0..<columns).map { String(cString: sqlite3_column_name(statement, $0)) })
         var rows: [SQLRow] = []
         while true {
             let rc = sqlite3_step(statement)
@@ -99,7 +100,7 @@ final class SQLiteConnection: SQLConnection {
                     throw DatabaseError(.decode, "column \(column) holds a floating-point value", sql: sql)
                 }
             }
-            rows.append(SQLRow(cells: cells))
+            rows.append(SQLRow(cells: cells, columns: names))
         }
         return rows
     }

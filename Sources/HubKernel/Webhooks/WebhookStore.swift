@@ -103,7 +103,7 @@ public struct WebhookStore: Sendable {
     /// Every endpoint, oldest first, without secrets.
     public func list() async throws -> [WebhookEndpoint] {
         try await database.read { connection in
-            try connection.query("SELECT \(WebhookRows.endpointColumns) FROM hub_webhook_endpoints ORDER BY created_at, id")
+            try connection.query("SELECT \(WebhookRows.endpointColumns) FROM hub_webhook_endpoints ORDER BY created_at, id", [])
                 .map(WebhookRows.endpoint)
         }
     }

@@ -88,7 +88,7 @@ extension Identity {
 
     /// Rows in `table`.
     func count(_ table: String) async throws -> Int64 {
-        try await database.read { try $0.queryFirst("SELECT count(*) FROM \(table)")!.int(0) }
+        try await database.read { try $0.queryFirst("SELECT count(*) FROM \(table)", [])!.int(0) }
     }
 
     /// Events of `type`, oldest first.

@@ -40,12 +40,12 @@ public struct TestDatabase: Sendable {
         case .postgres:
             let base = try #require(TestBackend.postgresURL)
             let admin = try await Database.open(.postgres(uri: base), readerCount: 1)
-            _ = try await admin.withWriterConnection { try $0.execute("CREATE SCHEMA \(name)") }
+            _ = try await admin.withWriterConnection { try $0.execute("CREATE SCHEMA \(name)", []) }
             await admin.close()
             let separator = base.contains("?") ? "&" : "?"
             return TestDatabase(url: .postgres(uri: base + separator + "options=-csearch_path%3D\(name)")) {
                 if let admin = try? await Database.open(.postgres(uri: base), readerCount: 1) {
-                    _ = try? await admin.withWriterConnection { try $0.execute("DROP SCHEMA \(name) CASCADE") }
+                    _ = try? await admin.withWriterConnection { try $0.execute("DROP SCHEMA \(name) CASCADE", []) }
                     await admin.close()
                 }
             }
@@ -86,10 +86,11 @@ public func withLedger(
     on backend: TestBackend,
     configuration: LedgerConfiguration = LedgerConfiguration(),
     clock: LedgerClock = .system,
+    railMigrations: [(group: MigrationGroup, migrations: [Migration])] = [],
     _ body: (Ledger) async throws -> Void
 ) async throws {
     try await withDatabase(on: backend) { database in
-        try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
+        try await Migrator([(group: .kernel, migrations: Ledger.migrations)] + railMigrations).migrate(database)
         var configuration = configuration
         if configuration.expiryInterval == .seconds(1) { configuration.expiryInterval = .seconds(3600) }
         let ledger = Ledger(database: database, configuration: configuration, clock: clock, logger: Logger(label: "test"))
