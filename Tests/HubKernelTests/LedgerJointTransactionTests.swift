@@ -2,7 +2,7 @@ import HubKernel
 import HubTestSupport
 import Testing
 
-/// `Ledger.transaction` under load and with holds (the basic commit/rollback cases are in
+/// `Ledger.write` under load and with holds (the basic commit/rollback cases are in
 /// LedgerTransactionTests).
 @Suite("Ledger joint transactions (races, holds)", .timeLimit(.minutes(2)))
 struct LedgerJointTransactionTests {
@@ -28,7 +28,7 @@ struct LedgerJointTransactionTests {
             let bob = try await ledger.makeWallet(usd)
             try await ledger.mint(1_000, of: usd, to: alice)
             let holdID = TransferID.random()
-            let held = try await ledger.transaction { tx in
+            let held = try await ledger.write { tx in
                 _ = try tx.submit(
                     TransferRequest(id: holdID, action: .hold(debit: alice.id, credit: bob.id, amount: 300, asset: usd.code, timeoutSeconds: 60))
                 )
@@ -36,7 +36,7 @@ struct LedgerJointTransactionTests {
             }
             #expect(held == .pending)
             #expect(try await ledger.balance(alice).available == 700)
-            let posted = try await ledger.transaction { tx in
+            let posted = try await ledger.write { tx in
                 _ = try tx.submit(TransferRequest(id: .random(), action: .postPending(pendingID: holdID, amount: nil)))
                 return try tx.pendingStatus(holdID)?.state
             }
@@ -64,7 +64,7 @@ struct LedgerJointTransactionTests {
                             return (false, try await ledger.submit(request).transfer != nil)
                         }
                         do {
-                            try await ledger.transaction { tx in
+                            try await ledger.write { tx in
                                 guard try tx.submit(request).transfer != nil else { throw Abort() }
                                 try tx.connection.execute(
                                     "INSERT INTO joint_notes (id, transfer_id) VALUES ($1, $2)",

@@ -2,17 +2,17 @@ import HubKernel
 import HubTestSupport
 import Testing
 
-/// `Ledger.transaction`: a caller's rows and ledger transfers commit together or not at all.
+/// `Ledger.write`: a caller's rows and ledger transfers commit together or not at all.
 @Suite("Ledger transactions shared with a caller", .timeLimit(.minutes(2)))
 struct LedgerTransactionTests {
     static let table = "test_mirror_rows"
 
     static func makeTable(_ ledger: Ledger) async throws {
-        try await ledger.database.write { try $0.execute("CREATE TABLE \(Self.table) (name TEXT PRIMARY KEY)") }
+        try await ledger.database.write { try $0.execute("CREATE TABLE \(Self.table) (name TEXT PRIMARY KEY)", []) }
     }
 
     static func rows(_ ledger: Ledger) async throws -> [String] {
-        try await ledger.database.read { try $0.query("SELECT name FROM \(Self.table) ORDER BY name").map { try $0.text(0) } }
+        try await ledger.database.read { try $0.query("SELECT name FROM \(Self.table) ORDER BY name", []).map { try $0.text(0) } }
     }
 
     @Test("a transfer, a new account and the caller's row commit together", arguments: TestBackend.enabled)
@@ -21,7 +21,7 @@ struct LedgerTransactionTests {
             try await Self.makeTable(ledger)
             let usd = try await ledger.makeAsset("USD")
             let newID = AccountID.random()
-            let results = try await ledger.transaction { tx in
+            let results = try await ledger.write { tx in
                 let created = try tx.createAccounts([NewAccount(id: newID, asset: usd.code, owner: .user("u1"))])
                 #expect(created.first?.value != nil)
                 let transfer = try tx.submit([
@@ -33,7 +33,7 @@ struct LedgerTransactionTests {
             #expect(results.first?.transfer?.amount == 700)
             #expect(try await ledger.account(newID)?.available == 700)
             #expect(try await Self.rows(ledger) == ["row-1"])
-            #expect(try await ledger.transaction { try $0.accounts([newID]).first?.available } == 700)
+            #expect(try await ledger.write { try $0.accounts([newID]).first?.available } == 700)
             try await ledger.expectVerified()
         }
     }
@@ -47,7 +47,7 @@ struct LedgerTransactionTests {
             let newID = AccountID.random()
             let transferID = TransferID.random()
             await #expect(throws: Abort.self) {
-                try await ledger.transaction { tx in
+                try await ledger.write { tx in
                     _ = try tx.createAccounts([NewAccount(id: newID, asset: usd.code, owner: .user("u1"))])
                     _ = try tx.submit([
                         TransferRequest(id: transferID, action: .post(debit: usd.issuanceAccountID, credit: newID, amount: 5, asset: usd.code))
@@ -70,7 +70,7 @@ struct LedgerTransactionTests {
             let usd = try await ledger.makeAsset("USD")
             let a = try await ledger.makeWallet(usd)
             let b = try await ledger.makeWallet(usd)
-            let result = try await ledger.transaction { tx in
+            let result = try await ledger.write { tx in
                 let results = try tx.submit([TransferRequest(id: .random(), action: .post(debit: a.id, credit: b.id, amount: 1, asset: usd.code))])
                 try tx.connection.execute("INSERT INTO \(Self.table) (name) VALUES ($1)", [.text("kept")])
                 return results[0]

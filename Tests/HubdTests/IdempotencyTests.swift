@@ -82,33 +82,76 @@ struct IdempotencyTests {
         }
     }
 
-    @Test("a key still running answers 409; a key whose holder died is taken over after the lock timeout", arguments: TestBackend.enabled)
-    func inFlight(backend: TestBackend) async throws {
+    @Test("a key is stored complete with its reply; a second recorder gets the first reply; expired keys are free", arguments: TestBackend.enabled)
+    func store(backend: TestBackend) async throws {
         try await withDatabase(on: backend) { database in
             try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
             let clock = ManualClock()
-            var configuration = IdempotencyConfiguration()
-            configuration.lockTimeout = .seconds(60)
-            let store = IdempotencyStore(database: database, clock: clock.ledgerClock, configuration: configuration)
+            let store = IdempotencyStore(database: database, clock: clock.ledgerClock, configuration: IdempotencyConfiguration())
             let hash = [UInt8](repeating: 7, count: 32)
-            #expect(try await store.claim(scope: "user:a", key: "k", requestHash: hash) == .proceed)
-            #expect(try await store.claim(scope: "user:a", key: "k", requestHash: hash) == .inFlight)
-            #expect(try await store.claim(scope: "user:a", key: "k", requestHash: [UInt8](repeating: 8, count: 32)) == .mismatch)
-            clock.advance(seconds: 61)
-            #expect(try await store.claim(scope: "user:a", key: "k", requestHash: hash) == .proceed)
-            try await store.complete(
-                scope: "user:a",
-                key: "k",
-                response: .init(status: 201, contentType: "application/json", location: nil, body: [1])
-            )
-            #expect(
-                try await store.claim(scope: "user:a", key: "k", requestHash: hash)
-                    == .replay(.init(status: 201, contentType: "application/json", location: nil, body: [1]))
-            )
-            // Retained for the retention period, then expired.
+            let other = [UInt8](repeating: 8, count: 32)
+            let reply = HTTPReply(status: 201, contentType: "application/json", location: "/v1/x", body: [1])
+            #expect(try await store.lookup(scope: "user:a", key: "k", requestHash: hash) == .fresh)
+            #expect(try await store.record(scope: "user:a", key: "k", requestHash: hash, reply: reply) == .fresh)
+            #expect(try await store.lookup(scope: "user:a", key: "k", requestHash: hash) == .replay(reply))
+            #expect(try await store.lookup(scope: "user:a", key: "k", requestHash: other) == .mismatch)
+            #expect(try await store.lookup(scope: "user:b", key: "k", requestHash: hash) == .fresh)
+            // Another instance that ran the same request meanwhile: it gets the first reply.
+            let second = HTTPReply(status: 201, contentType: "application/json", location: "/v1/y", body: [2])
+            #expect(try await store.record(scope: "user:a", key: "k", requestHash: hash, reply: second) == .replay(reply))
+            #expect(try await store.record(scope: "user:a", key: "k", requestHash: other, reply: second) == .mismatch)
+            // A row left 'running' by an earlier version of the hub holds nothing: the key is free.
+            try await database.write { connection in
+                try connection.execute(
+                    "INSERT INTO hub_idempotency_keys (scope, key, request_hash, state, created_at, locked_until) VALUES ('user:a', 'old', \(hash), 'running', 0, 0)"
+                )
+            }
+            #expect(try await store.lookup(scope: "user:a", key: "old", requestHash: hash) == .fresh)
+            #expect(try await store.record(scope: "user:a", key: "old", requestHash: hash, reply: reply) == .fresh)
+            // Retained for the retention period, then free and expired.
             clock.advance(seconds: 24 * 3600 + 1)
-            #expect(try await store.expire() == 1)
-            #expect(try await store.claim(scope: "user:a", key: "k", requestHash: hash) == .proceed)
+            #expect(try await store.lookup(scope: "user:a", key: "k", requestHash: other) == .fresh)
+            #expect(try await store.expire() == 2)
+        }
+    }
+
+    @Test("a unit that records a key another request recorded first rolls back and replays that reply", arguments: TestBackend.enabled)
+    func unitConflict(backend: TestBackend) async throws {
+        try await withLedger(on: backend) { ledger in
+            let usd = try await ledger.makeAsset("USD")
+            let alice = try await ledger.makeWallet(usd)
+            let bob = try await ledger.makeWallet(usd)
+            try await ledger.mint(100, of: usd, to: alice)
+            func claim() -> IdempotencyClaim {
+                IdempotencyClaim(
+                    scope: "user:alice",
+                    key: "pay",
+                    requestHash: [1],
+                    clock: ledger.clock,
+                    retention: .seconds(3600),
+                    replyForError: { _ in nil }
+                )
+            }
+            func pay() async throws -> Response {
+                try await ledger.respond { unit in
+                    let result = try unit.submit(
+                        TransferRequest(id: .random(), action: .post(debit: alice.id, credit: bob.id, amount: 10, asset: usd.code))
+                    )
+                    return HTTPReply(status: 201, contentType: "text/plain", location: nil, body: Array("paid \(result.transfer!.id)".utf8))
+                }
+            }
+            let first = try await IdempotencyClaim.$current.withValue(claim()) { try await pay() }
+            #expect(first.status == .created)
+            // The same request run again by another instance, which did not see the key at first.
+            await #expect {
+                _ = try await IdempotencyClaim.$current.withValue(claim()) { try await pay() }
+            } throws: { error in
+                guard case IdempotencyConflict.replay(let reply) = error else { return false }
+                return reply.status == 201 && String(decoding: reply.body, as: UTF8.self).hasPrefix("paid ")
+            }
+            // Its transfer was rolled back with it: bob was paid once.
+            #expect(try await ledger.balance(bob).available == 10)
+            try await ledger.expectVerified()
         }
     }
 
@@ -131,6 +174,7 @@ struct IdempotencyTests {
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(statuses.allSatisfy { $0 == .created || $0 == .conflict })
+            #expect(statuses.contains(.created))
             #expect(try await LedgerAPITests.available(client, bobWallet) == "10")
         }
     }

@@ -5,13 +5,10 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// How long keys are kept and how long a running request holds its key.
+/// How long keys are kept.
 public struct IdempotencyConfiguration: Sendable {
     /// Keys are remembered at least this long (DESIGN §3.6 asks for 24 h).
     public var retention: Duration = .seconds(24 * 3600)
-    /// A request still running after this long is presumed dead (its process crashed) and a retry
-    /// with the same key may run it again.
-    public var lockTimeout: Duration = .seconds(60)
     /// How often the expiry service deletes old keys.
     public var expiryInterval: Duration = .seconds(600)
 
@@ -20,21 +17,28 @@ public struct IdempotencyConfiguration: Sendable {
 
 /// `Idempotency-Key` on POST (DESIGN §3.6): the same key and body replays the first response with
 /// `Idempotency-Replayed: true`; the same key with another body is a 422; a retry while the first
-/// is running is a 409.
+/// is still running in this process is a 409.
 ///
 /// Keys are scoped to the authenticated user, so two callers cannot collide or read each other's
-/// responses. Responses with a 4xx status are stored and replayed like successes (the request will
-/// fail the same way again); a 5xx or a thrown non-problem error releases the key so a retry runs.
+/// responses. The key is recorded with its reply by the unit of work that answers the request
+/// (``Ledger/respond(as:_:)``), in the same transaction as the request's change: one commit, and
+/// after a crash the key holds its reply or does not exist, so a retry is never kept waiting for
+/// a dead process. A request that wrote nothing through a unit (a refusal before any write) is
+/// recorded on its own afterwards. Replies with a 4xx status are kept and replayed like successes
+/// (the request would fail the same way again); a 5xx leaves the key free so a retry runs.
 ///
-/// A crash after the handler committed but before the response was stored leaves the key locked
-/// for ``IdempotencyConfiguration/lockTimeout``; a retry after that runs the handler again. Handlers
-/// that move money are safe regardless, because ledger transfers carry their own ids.
+/// Two instances running the same key at once: the second's unit finds the first's row when it
+/// records (PostgreSQL makes it wait for the first's commit), rolls back, and replays the first's
+/// reply.
 public struct IdempotencyMiddleware: RouterMiddleware {
     public typealias Context = HubRequestContext
     let store: IdempotencyStore
+    let configuration: IdempotencyConfiguration
+    private let running = RunningKeys()
 
     public init(database: Database, clock: LedgerClock = .system, configuration: IdempotencyConfiguration = .init()) {
         self.store = IdempotencyStore(database: database, clock: clock, configuration: configuration)
+        self.configuration = configuration
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -49,52 +53,60 @@ public struct IdempotencyMiddleware: RouterMiddleware {
         let scope = "user:\(principal.userID)"
         let hash = Self.requestHash(method: request.method.rawValue, path: request.uri.description, body: body)
 
-        switch try await store.claim(scope: scope, key: key, requestHash: hash) {
-        case .replay(let stored):
-            return Self.response(replaying: stored)
-        case .mismatch:
-            throw Problem(
-                .unprocessableContent,
-                code: "idempotency_key_reused",
-                detail: "This Idempotency-Key was used with a different request; use a new key for a new request."
-            )
-        case .inFlight:
-            throw Problem(
-                .conflict,
-                code: "idempotency_request_in_progress",
-                detail: "A request with this Idempotency-Key is still running; retry later."
-            )
-        case .proceed:
-            break
+        switch try await store.lookup(scope: scope, key: key, requestHash: hash) {
+        case .replay(let reply): return reply.response(replayed: true)
+        case .mismatch: throw Self.reusedKey
+        case .fresh: break
         }
+        guard running.start(scope, key) else {
+            throw Problem(.conflict, code: "idempotency_request_in_progress", detail: "A request with this Idempotency-Key is still running; retry later.")
+        }
+        defer { running.finish(scope, key) }
 
+        let claim = IdempotencyClaim(
+            scope: scope,
+            key: key,
+            requestHash: hash,
+            clock: store.clock,
+            retention: configuration.retention,
+            replyForError: { error in
+                let problem = ProblemMiddleware.problem(for: error, context: context)
+                return problem.status.code < 500 ? problem.reply : nil
+            }
+        )
         let response: Response
         do {
-            response = try await next(request, context)
+            response = try await IdempotencyClaim.$current.withValue(claim) { try await next(request, context) }
+        } catch IdempotencyConflict.replay(let reply) {
+            return reply.response(replayed: true)
+        } catch IdempotencyConflict.mismatch {
+            throw Self.reusedKey
         } catch {
             let problem = ProblemMiddleware.problem(for: error, context: context)
-            guard problem.status.code < 500 else {
-                try? await store.release(scope: scope, key: key)
-                throw error
+            if !claim.recorded && problem.status.code < 500 {
+                _ = try await store.record(scope: scope, key: key, requestHash: hash, reply: problem.reply)
             }
-            response = try problem.response(from: request, context: context)
+            throw error
         }
-        guard response.status.code < 500 else {
-            try? await store.release(scope: scope, key: key)
-            return response
-        }
-        let collected = try await Self.collect(response.body)
-        let stored = IdempotencyStore.StoredResponse(
+        guard !claim.recorded, response.status.code < 500 else { return response }
+        let reply = HTTPReply(
             status: response.status.code,
             contentType: response.headers[.contentType],
             location: response.headers[.location],
-            body: collected
+            body: try await Self.collect(response.body)
         )
-        try await store.complete(scope: scope, key: key, response: stored)
-        var copy = response
-        copy.body = .init(byteBuffer: ByteBuffer(bytes: collected))
-        return copy
+        switch try await store.record(scope: scope, key: key, requestHash: hash, reply: reply) {
+        case .fresh: return reply.response()
+        case .replay(let first): return first.response(replayed: true)
+        case .mismatch: throw Self.reusedKey
+        }
     }
+
+    private static let reusedKey = Problem(
+        .unprocessableContent,
+        code: "idempotency_key_reused",
+        detail: "This Idempotency-Key was used with a different request; use a new key for a new request."
+    )
 
     /// SHA-256 over method, path and body. A JSON body is hashed in a canonical form (keys sorted,
     /// no insignificant whitespace) so that a client library that orders members differently on a
@@ -115,18 +127,6 @@ public struct IdempotencyMiddleware: RouterMiddleware {
         return SHA256Digest.hash(bytes)
     }
 
-    static func response(replaying stored: IdempotencyStore.StoredResponse) -> Response {
-        var headers = HTTPFields()
-        if let contentType = stored.contentType { headers[.contentType] = contentType }
-        if let location = stored.location { headers[.location] = location }
-        headers[.idempotencyReplayed] = "true"
-        return Response(
-            status: HTTPResponse.Status(code: stored.status),
-            headers: headers,
-            body: .init(byteBuffer: ByteBuffer(bytes: stored.body))
-        )
-    }
-
     static func collect(_ body: ResponseBody) async throws -> [UInt8] {
         let collector = CollectingWriter()
         try await body.write(collector)
@@ -139,6 +139,16 @@ private final class CollectingWriter: ResponseBodyWriter, Sendable {
     let bytes = Mutex<[UInt8]>([])
     func write(_ buffer: ByteBuffer) async throws { bytes.withLock { $0.append(contentsOf: buffer.readableBytesView) } }
     func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}
+
+/// Keys whose request is running in this process: a concurrent retry gets a 409 instead of
+/// running the handler a second time. (Another instance's concurrent retry is caught when its
+/// unit records the key.) In memory only, so a crash leaves nothing held.
+private final class RunningKeys: Sendable {
+    private let keys = Mutex<Set<String>>([])
+
+    func start(_ scope: String, _ key: String) -> Bool { keys.withLock { $0.insert(scope + "\u{0}" + key).inserted } }
+    func finish(_ scope: String, _ key: String) { _ = keys.withLock { $0.remove(scope + "\u{0}" + key) } }
 }
 
 extension HTTPField.Name {

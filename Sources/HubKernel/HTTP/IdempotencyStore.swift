@@ -1,96 +1,102 @@
-/// The stored side of `Idempotency-Key` (DESIGN §3.6): one row per (caller, key) holding the hash of
-/// the first request and, once it finished, its response.
+/// The stored side of `Idempotency-Key` (DESIGN §3.6): one row per (caller, key) holding the hash
+/// of the first request and its reply. A row is only ever written complete, in the transaction
+/// that made the request's change (or, for a request that wrote nothing, on its own), so after a
+/// crash a key either has its reply or does not exist: it is never held by a dead process.
 struct IdempotencyStore: Sendable {
     let database: Database
     let clock: LedgerClock
     let configuration: IdempotencyConfiguration
 
-    /// What to do with a request that carries a key.
-    enum Claim: Sendable, Equatable {
-        /// First time (or a crashed earlier attempt whose lock ran out): run the handler.
-        case proceed
-        /// Same key and body, finished: send this response again.
-        case replay(StoredResponse)
-        /// Same key, another request.
+    /// What a key already holds, for a request with `requestHash`.
+    enum Lookup: Sendable, Equatable {
+        /// Never used (or expired): run the request.
+        case fresh
+        /// Used by the same request: send its reply again.
+        case replay(HTTPReply)
+        /// Used by another request.
         case mismatch
-        /// Same key and body, still running.
-        case inFlight
     }
 
-    struct StoredResponse: Sendable, Equatable {
-        var status: Int
-        var contentType: String?
-        var location: String?
-        var body: [UInt8]
+    /// Reads the key on a reader: the common case (a new key) costs no write.
+    func lookup(scope: String, key: String, requestHash: [UInt8]) async throws -> Lookup {
+        let cutoff = retentionCutoff
+        return try await database.read { connection in
+            try Self.lookup(scope: scope, key: key, requestHash: requestHash, cutoff: cutoff, on: connection)
+        }
     }
 
-    func claim(scope: String, key: String, requestHash: [UInt8]) async throws -> Claim {
-        let now = Int64(bitPattern: clock.now().nanoseconds)
-        let lockUntil = now + Int64(configuration.lockTimeout.nanoseconds)
-        let expiredBefore = now - Int64(configuration.retention.nanoseconds)
+    /// Records a request's reply on its own (a request whose handler wrote nothing through a unit
+    /// of work); when another request recorded the key first, that one's lookup.
+    func record(scope: String, key: String, requestHash: [UInt8], reply: HTTPReply) async throws -> Lookup {
+        let (now, cutoff) = (clock.now(), retentionCutoff)
         return try await database.write { connection in
-            let row = try connection.queryFirst(
-                "SELECT request_hash, state, status, content_type, location, body, created_at, locked_until FROM hub_idempotency_keys WHERE scope = $1 AND key = $2"
-                    + connection.dialect.forUpdate,
-                [.text(scope), .text(key)]
-            )
-            guard let row, try row.int(6) >= expiredBefore else {
-                // New, or a stale row the expiry service has not removed yet: start afresh.
-                _ = try connection.execute("DELETE FROM hub_idempotency_keys WHERE scope = $1 AND key = $2", [.text(scope), .text(key)])
-                _ = try connection.execute(
-                    "INSERT INTO hub_idempotency_keys (scope, key, request_hash, state, created_at, locked_until) VALUES ($1, $2, $3, 'running', $4, $5)",
-                    [.text(scope), .text(key), .bytes(requestHash), .int(now), .int(lockUntil)]
-                )
-                return .proceed
-            }
-            guard try row.bytes(0) == requestHash else { return .mismatch }
-            if try row.text(1) == "done" {
-                return .replay(
-                    StoredResponse(
-                        status: Int(try row.int(2)),
-                        contentType: try row.optionalText(3),
-                        location: try row.optionalText(4),
-                        body: try row.optionalBytes(5) ?? []
-                    )
-                )
-            }
-            guard try row.int(7) < now else { return .inFlight }
-            // The first attempt's process died while running it; take the key over.
-            _ = try connection.execute(
-                "UPDATE hub_idempotency_keys SET locked_until = $3 WHERE scope = $1 AND key = $2",
-                [.text(scope), .text(key), .int(lockUntil)]
-            )
-            return .proceed
-        }
-    }
-
-    func complete(scope: String, key: String, response: StoredResponse) async throws {
-        try await database.write { connection in
-            _ = try connection.execute(
-                "UPDATE hub_idempotency_keys SET state = 'done', status = $3, content_type = $4, location = $5, body = $6 WHERE scope = $1 AND key = $2",
-                [
-                    .text(scope), .text(key), .int(Int64(response.status)),
-                    response.contentType.map(SQLValue.text) ?? .null,
-                    response.location.map(SQLValue.text) ?? .null,
-                    .bytes(response.body),
-                ]
-            )
-        }
-    }
-
-    /// Forgets a key whose request failed on the server's side, so that a retry runs it again.
-    func release(scope: String, key: String) async throws {
-        try await database.write { connection in
-            _ = try connection.execute("DELETE FROM hub_idempotency_keys WHERE scope = $1 AND key = $2", [.text(scope), .text(key)])
+            try Self.record(scope: scope, key: key, requestHash: requestHash, reply: reply, now: now, cutoff: cutoff, on: connection)
         }
     }
 
     /// Deletes keys older than the retention period; returns how many.
     func expire() async throws -> Int {
-        let cutoff = Int64(bitPattern: clock.now().nanoseconds) - Int64(configuration.retention.nanoseconds)
+        let cutoff = retentionCutoff
         return try await database.write { connection in
-            try connection.execute("DELETE FROM hub_idempotency_keys WHERE created_at < $1", [.int(cutoff)])
+            try connection.execute("DELETE FROM hub_idempotency_keys WHERE created_at < \(cutoff)")
         }
+    }
+
+    private var retentionCutoff: LedgerTimestamp {
+        LedgerTimestamp(nanoseconds: clock.now().nanoseconds &- min(clock.now().nanoseconds, configuration.retention.nanoseconds))
+    }
+
+    // MARK: Statements
+
+    static func lookup(scope: String, key: String, requestHash: [UInt8], cutoff: LedgerTimestamp, on connection: any SQLConnection) throws
+        -> Lookup
+    {
+        // Rows from before keys were written complete (`state` 'running') count as free.
+        guard
+            let row = try connection.queryFirst(
+                """
+                SELECT request_hash, status, content_type, location, body FROM hub_idempotency_keys \
+                WHERE scope = \(scope) AND key = \(key) AND state = 'done' AND created_at >= \(cutoff)
+                """
+            )
+        else { return .fresh }
+        guard try row.bytes("request_hash") == requestHash else { return .mismatch }
+        return .replay(
+            HTTPReply(
+                status: Int(try row.int("status")),
+                contentType: try row.optionalText("content_type"),
+                location: try row.optionalText("location"),
+                body: try row.optionalBytes("body") ?? []
+            )
+        )
+    }
+
+    /// Inserts the key with its reply; replaces an expired (or incomplete) row. Returns `.fresh`
+    /// when recorded, otherwise what the key already holds: on PostgreSQL an insert racing another
+    /// instance's waits for it to commit, then sees its row.
+    static func record(
+        scope: String,
+        key: String,
+        requestHash: [UInt8],
+        reply: HTTPReply,
+        now: LedgerTimestamp,
+        cutoff: LedgerTimestamp,
+        on connection: any SQLConnection
+    ) throws -> Lookup {
+        let inserted = try connection.execute(
+            """
+            INSERT INTO hub_idempotency_keys (scope, key, request_hash, state, status, content_type, location, body, created_at, locked_until) \
+            VALUES (\(scope), \(key), \(requestHash), 'done', \(reply.status), \(reply.contentType), \(reply.location), \(reply.body), \(now), \(now)) \
+            ON CONFLICT (scope, key) DO UPDATE SET request_hash = excluded.request_hash, state = 'done', status = excluded.status, \
+            content_type = excluded.content_type, location = excluded.location, body = excluded.body, created_at = excluded.created_at, \
+            locked_until = excluded.locked_until \
+            WHERE hub_idempotency_keys.created_at < \(cutoff) OR hub_idempotency_keys.state <> 'done'
+            """
+        )
+        if inserted > 0 { return .fresh }
+        let existing = try lookup(scope: scope, key: key, requestHash: requestHash, cutoff: cutoff, on: connection)
+        // A row that is neither fresh nor replaceable was just written by a concurrent request.
+        return existing == .fresh ? .mismatch : existing
     }
 }
 

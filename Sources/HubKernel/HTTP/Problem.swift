@@ -29,6 +29,13 @@ public struct Problem: Error, HTTPResponseError, Sendable, CustomStringConvertib
     public var type: String { "urn:hubd:problem:\(code)" }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var response = reply.response()
+        for field in headers where field.name != .contentType { response.headers.append(field) }
+        return response
+    }
+
+    /// The problem's `application/problem+json` body and status (without extra headers).
+    public var reply: HTTPReply {
         var body = JSONWriter(capacity: 256)
         body.beginObject()
         body.field("type", type)
@@ -39,9 +46,7 @@ public struct Problem: Error, HTTPResponseError, Sendable, CustomStringConvertib
         body.field("code", code)
         if let field { body.field("field", field) }
         body.endObject()
-        var headers = self.headers
-        headers[.contentType] = "application/problem+json"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body.text)))
+        return HTTPReply(status: status.code, contentType: "application/problem+json", location: nil, body: Array(body.text.utf8))
     }
 }
 

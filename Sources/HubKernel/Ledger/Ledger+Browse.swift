@@ -19,21 +19,10 @@ extension Ledger {
         after: LedgerTimestamp?,
         limit: Int
     ) async throws -> [Account] {
-        let cursor = Int64(bitPattern: after?.nanoseconds ?? 0)
-        let organiser: String = if case .organisedBy(let id) = coverage { id } else { "" }
-        let pattern = search.map { "%" + Self.escapeLike($0.lowercased()) + "%" } ?? ""
+        let organiser: String? = if case .organisedBy(let id) = coverage { id } else { nil }
+        let pattern = search.map { "%" + Self.escapeLike($0.lowercased()) + "%" }
         return try await database.read { connection in
-            try connection.query(
-                LedgerStore.selectAccounts + """
-                     WHERE created_at > $1
-                     AND ($2 = '' OR asset = $2)
-                     AND ($3 = '' OR asset IN (SELECT code FROM ledger_assets WHERE organiser_id = $3))
-                     AND ($4 = '' OR lower(owner_id) LIKE $4 ESCAPE '\\' OR (owner_kind = 'user' AND owner_id IN (
-                         SELECT id FROM hub_users WHERE lower(email) LIKE $4 ESCAPE '\\' OR lower(display_name) LIKE $4 ESCAPE '\\')))
-                     ORDER BY created_at LIMIT $5
-                    """,
-                [.int(cursor), .text(asset?.rawValue ?? ""), .text(organiser), .text(pattern), .int(Int64(limit))]
-            ).map(LedgerStore.account)
+            try LedgerStore.accounts(organisedBy: organiser, asset: asset, matching: pattern, after: after, limit: limit, on: connection)
         }
     }
 
@@ -48,22 +37,11 @@ extension Ledger {
         before: LedgerTimestamp?,
         limit: Int
     ) async throws -> [Transfer] {
-        let organiser: String = if case .organisedBy(let id) = coverage { id } else { "" }
-        let upper = min(before?.nanoseconds ?? UInt64(Int64.max), until?.nanoseconds ?? UInt64(Int64.max))
+        let organiser: String? = if case .organisedBy(let id) = coverage { id } else { nil }
+        let latest = LedgerTimestamp(nanoseconds: UInt64(Int64.max))
+        let upper = min(before ?? latest, until ?? latest)
         return try await database.read { connection in
-            try connection.query(
-                LedgerStore.selectTransfers + """
-                     WHERE timestamp < $1 AND timestamp >= $2
-                     AND ($3 = '' OR asset = $3)
-                     AND ($4 = '' OR ref_rail = $4)
-                     AND ($5 = '' OR asset IN (SELECT code FROM ledger_assets WHERE organiser_id = $5))
-                     ORDER BY timestamp DESC LIMIT $6
-                    """,
-                [
-                    .int(Int64(clamping: upper)), .int(Int64(clamping: since?.nanoseconds ?? 0)), .text(asset?.rawValue ?? ""),
-                    .text(rail ?? ""), .text(organiser), .int(Int64(limit)),
-                ]
-            ).map(LedgerStore.transfer)
+            try LedgerStore.transfers(organisedBy: organiser, asset: asset, rail: rail, since: since, before: upper, limit: limit, on: connection)
         }
     }
 

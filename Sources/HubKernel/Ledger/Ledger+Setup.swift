@@ -34,7 +34,7 @@ extension Ledger {
             // Take the ledger's counter lock before looking: two hubd processes creating the same
             // asset on PostgreSQL then see each other's commit instead of colliding on the key.
             let createdAt = try Self.nextTimestamp(connection, clock)
-            if let row = try connection.queryFirst(Self.selectAssets + " WHERE code = $1", [.text(new.code.rawValue)]) {
+            if let row = try connection.queryFirst(Self.selectAssets + " WHERE code = \(new.code)") {
                 let existing = try Self.asset(row)
                 if existing.scale != new.scale {
                     return .failed(TransferError(.existsWithDifferentFields, "asset \(new.code) exists with another scale", field: "scale"))
@@ -135,7 +135,7 @@ extension Ledger {
     static func createAccounts(_ accounts: [NewAccount], on connection: any SQLConnection, clock: LedgerClock) throws -> [CreateResult<Account>] {
         // As in createAsset: the counter lock first, so concurrent creators serialise.
         var timestamp = try Self.nextTimestamp(connection, clock)
-        let stored = try connection.selectIn(LedgerStore.selectAccounts + " WHERE id", keys: accounts.map(\.id.sqlValue))
+        let stored = try connection.selectIn(LedgerStore.selectAccounts + " WHERE id", keys: accounts.map(\.id))
         var existing: [AccountID: Account] = [:]
         for row in stored {
             let account = try LedgerStore.account(row)
@@ -144,7 +144,7 @@ extension Ledger {
         let assetCodes = Set(accounts.map(\.asset.rawValue)).sorted()
         // Each known asset's owning rail ("" for none): accounts of a rail's asset are that rail's.
         var assetRails: [String: String] = [:]
-        for row in try connection.selectIn("SELECT code, rail FROM ledger_assets WHERE code", keys: assetCodes.map(SQLValue.text)) {
+        for row in try connection.selectIn("SELECT code, rail FROM ledger_assets WHERE code", keys: assetCodes) {
             assetRails[try row.text(0)] = try row.optionalText(1) ?? ""
         }
         var results: [CreateResult<Account>] = []
@@ -221,7 +221,7 @@ extension Ledger {
 
     public func asset(_ code: AssetCode) async throws -> Asset? {
         try await database.read { connection in
-            try connection.queryFirst(Self.selectAssets + " WHERE code = $1", [.text(code.rawValue)]).map(Self.asset)
+            try connection.queryFirst(Self.selectAssets + " WHERE code = \(code)").map(Self.asset)
         }
     }
 
@@ -231,7 +231,7 @@ extension Ledger {
         }
     }
 
-    static let selectAssets = "SELECT code, scale, name, issuance_account_id, created_at, organiser_id, rail FROM ledger_assets"
+    static let selectAssets: SQL = "SELECT code, scale, name, issuance_account_id, created_at, organiser_id, rail FROM ledger_assets"
 
     static func asset(_ row: SQLRow) throws -> Asset {
         let codeText = try row.text(0)

@@ -31,7 +31,7 @@ public final class Ledger: Sendable {
     public let database: Database
     public let configuration: LedgerConfiguration
     public let clock: LedgerClock
-    let writer: LedgerWriter
+    let writer: KernelWriter
     let logger: Logger
     let observer: LedgerObserver
     /// Asset-code ranges rails keep for themselves (see ``reserveAssetCodes(prefix:rail:)``).
@@ -56,7 +56,7 @@ public final class Ledger: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
-        writer = LedgerWriter(database: database, clock: clock, maxBatchTransfers: configuration.maxBatchTransfers)
+        writer = KernelWriter(database: database, clock: clock, maxBatchTransfers: configuration.maxBatchTransfers, observer: observer)
     }
 
     /// The writer and the expiry sweeper. Run them for as long as the ledger is used.
@@ -82,18 +82,16 @@ public final class Ledger: Sendable {
     /// transfer, in order. Linked chains succeed or fail as a whole; a retried id with the same
     /// fields returns `exists`.
     /// - Throws: a `TransferError` with code `batch_too_large` for more than `maxBatchTransfers`;
-    ///   ``LedgerError/writerNotRunning`` when the writer service is not running; a
+    ///   ``LedgerError/writerNotRunning`` after the writer service stopped; a
     ///   ``DatabaseError`` when the transaction failed (then nothing was applied).
     public func submit(_ requests: [TransferRequest]) async throws -> [TransferResult] {
         guard !requests.isEmpty else { return [] }
         guard requests.count <= configuration.maxBatchTransfers else {
             throw TransferError(.batchTooLarge, "a batch holds at most \(configuration.maxBatchTransfers) transfers, got \(requests.count)")
         }
-        let results = try await withCheckedThrowingContinuation { continuation in
+        return try await withCheckedThrowingContinuation { continuation in
             writer.enqueue(.transfers(requests, continuation))
         }
-        observer.recorded(results)
-        return results
     }
 
     /// Applies one transfer.
@@ -104,25 +102,19 @@ public final class Ledger: Sendable {
     /// Voids up to `limit` holds whose timeout has passed and returns how many it voided.
     @discardableResult
     public func expireDue(limit: Int? = nil) async throws -> Int {
-        let expired = try await withCheckedThrowingContinuation { continuation in
+        try await withCheckedThrowingContinuation { continuation in
             writer.enqueue(.expire(limit: limit ?? configuration.expiryBatchLimit, continuation))
         }
-        if expired > 0 { observer.onCommit() }
-        return expired
     }
 
     // MARK: Reads
 
     public func transfer(_ id: TransferID) async throws -> Transfer? {
-        try await database.read { connection in
-            try connection.queryFirst(LedgerStore.selectTransfers + " WHERE id = $1", [id.sqlValue]).map(LedgerStore.transfer)
-        }
+        try await database.read { try LedgerStore.transfer(id, on: $0) }
     }
 
     public func pendingStatus(_ id: TransferID) async throws -> PendingStatus? {
-        try await database.read { connection in
-            try connection.queryFirst(LedgerStore.selectPending + " WHERE transfer_id = $1", [id.sqlValue]).map(LedgerStore.pendingStatus)
-        }
+        try await database.read { try LedgerStore.pendingStatus(id, locking: false, on: $0) }
     }
 
     public func account(_ id: AccountID) async throws -> Account? {
@@ -131,54 +123,27 @@ public final class Ledger: Sendable {
 
     /// The accounts that exist among `ids`, in no particular order.
     public func accounts(_ ids: [AccountID]) async throws -> [Account] {
-        try await database.read { connection in
-            try connection.selectIn(LedgerStore.selectAccounts + " WHERE id", keys: ids.map(\.sqlValue)).map(LedgerStore.account)
-        }
+        try await database.read { try LedgerStore.accounts(ids, locking: false, on: $0) }
     }
 
     /// The accounts of an owner (of one asset, when given) created after `after` (a cursor),
     /// oldest first, at most `limit`.
     public func accounts(ownedBy owner: AccountOwner, asset: AssetCode? = nil, after: LedgerTimestamp?, limit: Int) async throws -> [Account] {
-        let cursor = Int64(bitPattern: after?.nanoseconds ?? 0)
-        return try await database.read { connection in
-            try connection.query(
-                LedgerStore.selectAccounts
-                    + " WHERE owner_kind = $1 AND owner_id = $2 AND created_at > $3 AND ($4 = '' OR asset = $4) ORDER BY created_at LIMIT $5",
-                [.text(owner.kind.rawValue), .text(owner.id), .int(cursor), .text(asset?.rawValue ?? ""), .int(Int64(limit))]
-            ).map(LedgerStore.account)
-        }
+        try await database.read { try LedgerStore.accounts(ownedBy: owner, asset: asset, after: after, limit: limit, on: $0) }
     }
 
     /// The accounts of an owner, ordered by creation.
     public func accounts(ownedBy owner: AccountOwner) async throws -> [Account] {
-        try await database.read { connection in
-            try connection.query(
-                LedgerStore.selectAccounts + " WHERE owner_kind = $1 AND owner_id = $2 ORDER BY created_at",
-                [.text(owner.kind.rawValue), .text(owner.id)]
-            ).map(LedgerStore.account)
-        }
+        try await database.read { try LedgerStore.accounts(ownedBy: owner, asset: nil, after: nil, limit: nil, on: $0) }
     }
 
     /// Transfers that debit or credit `account`, oldest first, after `after` (a cursor).
     public func transfers(account: AccountID, after: LedgerTimestamp? = nil, limit: Int = 100) async throws -> [Transfer] {
-        let cursor = Int64(bitPattern: after?.nanoseconds ?? 0)
-        return try await database.read { connection in
-            try connection.query(
-                LedgerStore.selectTransfers
-                    + " WHERE (debit_account_id = $1 OR credit_account_id = $1) AND timestamp > $2 ORDER BY timestamp LIMIT $3",
-                [account.sqlValue, .int(cursor), .int(Int64(limit))]
-            ).map(LedgerStore.transfer)
-        }
+        try await database.read { try LedgerStore.transfers(of: account, after: after, newestFirst: false, limit: limit, on: $0) }
     }
 
     /// The newest `limit` transfers that debit or credit `account`, newest first.
     public func recentTransfers(account: AccountID, limit: Int) async throws -> [Transfer] {
-        try await database.read { connection in
-            try connection.query(
-                LedgerStore.selectTransfers
-                    + " WHERE (debit_account_id = $1 OR credit_account_id = $1) ORDER BY timestamp DESC LIMIT $2",
-                [account.sqlValue, .int(Int64(limit))]
-            ).map(LedgerStore.transfer)
-        }
+        try await database.read { try LedgerStore.transfers(of: account, after: nil, newestFirst: true, limit: limit, on: $0) }
     }
 }

@@ -18,7 +18,9 @@ struct LedgerObserver: Sendable {
         self.onCommit = onCommit
     }
 
-    func recorded(_ results: [TransferResult]) {
+    /// Counts `results`; returns whether any transfer was created (so new events are in the log).
+    @discardableResult
+    func recorded(_ results: [TransferResult]) -> Bool {
         var counts = (created: 0, existed: 0, failed: 0)
         for result in results {
             switch result {
@@ -30,6 +32,6 @@ struct LedgerObserver: Sendable {
         if counts.created > 0 { created?.increment(by: counts.created) }
         if counts.existed > 0 { existed?.increment(by: counts.existed) }
         if counts.failed > 0 { failed?.increment(by: counts.failed) }
-        if counts.created > 0 { onCommit() }
+        return counts.created > 0
     }
 }

@@ -13,36 +13,34 @@ enum LedgerStore {
     ]
     static let pendingColumns = ["transfer_id", "state", "expires_at", "resolved_by", "resolved_at"]
 
-    static let selectTransfers = "SELECT \(transferColumns.joined(separator: ", ")) FROM ledger_transfers"
-    static let selectAccounts = "SELECT \(accountColumns.joined(separator: ", ")) FROM ledger_accounts"
-    static let selectPending = "SELECT \(pendingColumns.joined(separator: ", ")) FROM ledger_pending"
+    static let selectTransfers: SQL = "SELECT id, timestamp, kind, debit_account_id, credit_account_id, amount, asset, pending_id, timeout_seconds, linked, ref_rail, ref_type, ref_id, metadata FROM ledger_transfers"
+    static let selectAccounts: SQL = "SELECT id, asset, owner_kind, owner_id, code, flags, debits_posted, credits_posted, debits_pending, credits_pending, metadata, created_at, rail FROM ledger_accounts"
+    static let selectPending: SQL = "SELECT transfer_id, state, expires_at, resolved_by, resolved_at FROM ledger_pending"
 
     // MARK: Rows
 
     static func transfer(_ row: SQLRow) throws -> Transfer {
-        let kindText = try row.text(2)
+        let kindText = try row.text("kind")
         guard let kind = Transfer.Kind(rawValue: kindText) else {
             throw DatabaseError(.decode, "unknown transfer kind '\(kindText)'")
         }
-        let assetText = try row.text(6)
-        guard let asset = AssetCode(assetText) else { throw DatabaseError(.decode, "bad asset code '\(assetText)'") }
         var reference: TransferReference?
-        if let rail = try row.optionalText(10) {
-            reference = TransferReference(rail: rail, type: try row.text(11), id: try row.text(12))
+        if let rail = try row.optionalText("ref_rail") {
+            reference = TransferReference(rail: rail, type: try row.text("ref_type"), id: try row.text("ref_id"))
         }
         return Transfer(
-            id: try TransferID(row: row, 0),
+            id: try row.decode("id"),
             kind: kind,
-            debitAccountID: try AccountID(row: row, 3),
-            creditAccountID: try AccountID(row: row, 4),
-            amount: try row.uint128(5),
-            asset: asset,
-            pendingID: row.isNull(7) ? nil : try TransferID(row: row, 7),
-            timeoutSeconds: UInt32(clamping: try row.int(8)),
-            linked: try row.int(9) != 0,
+            debitAccountID: try row.decode("debit_account_id"),
+            creditAccountID: try row.decode("credit_account_id"),
+            amount: try row.uint128("amount"),
+            asset: try row.decode("asset"),
+            pendingID: try row.decode("pending_id"),
+            timeoutSeconds: UInt32(clamping: try row.int("timeout_seconds")),
+            linked: try row.decode("linked"),
             reference: reference,
-            metadata: try decodeMetadata(try row.text(13)),
-            timestamp: try LedgerTimestamp(row: row, 1)
+            metadata: try decodeMetadata(try row.text("metadata")),
+            timestamp: try row.decode("timestamp")
         )
     }
 
@@ -56,25 +54,23 @@ enum LedgerStore {
     }
 
     static func account(_ row: SQLRow) throws -> Account {
-        let assetText = try row.text(1)
-        guard let asset = AssetCode(assetText) else { throw DatabaseError(.decode, "bad asset code '\(assetText)'") }
-        let kindText = try row.text(2)
+        let kindText = try row.text("owner_kind")
         guard let kind = AccountOwner.Kind(rawValue: kindText) else {
             throw DatabaseError(.decode, "unknown owner kind '\(kindText)'")
         }
         return Account(
-            id: try AccountID(row: row, 0),
-            asset: asset,
-            owner: AccountOwner(kind: kind, id: try row.text(3)),
-            code: try row.text(4),
-            flags: AccountFlags(rawValue: UInt16(truncatingIfNeeded: try row.int(5))),
-            debitsPosted: try row.uint128(6),
-            creditsPosted: try row.uint128(7),
-            debitsPending: try row.uint128(8),
-            creditsPending: try row.uint128(9),
-            metadata: try decodeMetadata(try row.text(10)),
-            createdAt: try LedgerTimestamp(row: row, 11),
-            rail: try row.optionalText(12)
+            id: try row.decode("id"),
+            asset: try row.decode("asset"),
+            owner: AccountOwner(kind: kind, id: try row.text("owner_id")),
+            code: try row.text("code"),
+            flags: AccountFlags(rawValue: UInt16(truncatingIfNeeded: try row.int("flags"))),
+            debitsPosted: try row.uint128("debits_posted"),
+            creditsPosted: try row.uint128("credits_posted"),
+            debitsPending: try row.uint128("debits_pending"),
+            creditsPending: try row.uint128("credits_pending"),
+            metadata: try decodeMetadata(try row.text("metadata")),
+            createdAt: try row.decode("created_at"),
+            rail: try row.optionalText("rail")
         )
     }
 
@@ -87,16 +83,16 @@ enum LedgerStore {
     }
 
     static func pendingStatus(_ row: SQLRow) throws -> PendingStatus {
-        let stateText = try row.text(1)
+        let stateText = try row.text("state")
         guard let state = PendingState(rawValue: stateText) else {
             throw DatabaseError(.decode, "unknown pending state '\(stateText)'")
         }
         return PendingStatus(
-            transferID: try TransferID(row: row, 0),
+            transferID: try row.decode("transfer_id"),
             state: state,
-            expiresAt: row.isNull(2) ? nil : try LedgerTimestamp(row: row, 2),
-            resolvedBy: row.isNull(3) ? nil : try TransferID(row: row, 3),
-            resolvedAt: row.isNull(4) ? nil : try LedgerTimestamp(row: row, 4)
+            expiresAt: try row.decode("expires_at"),
+            resolvedBy: try row.decode("resolved_by"),
+            resolvedAt: try row.decode("resolved_at")
         )
     }
 
@@ -142,7 +138,7 @@ enum LedgerStore {
         transferKeys.formUnion(pendingKeys)
 
         var transfers: [TransferID: Transfer] = [:]
-        for row in try connection.selectIn(selectTransfers + " WHERE id", keys: transferKeys.map(\.sqlValue)) {
+        for row in try connection.selectIn(selectTransfers + " WHERE id", keys: Array(transferKeys)) {
             let t = try transfer(row)
             transfers[t.id] = t
         }
@@ -150,8 +146,8 @@ enum LedgerStore {
         let storedHolds = pendingKeys.filter { transfers[$0]?.kind == .pending }
         for row in try connection.selectIn(
             selectPending + " WHERE transfer_id",
-            keys: storedHolds.map(\.sqlValue),
-            suffix: connection.dialect.forUpdate
+            keys: Array(storedHolds),
+            suffix: .forUpdate(connection.dialect)
         ) {
             let status = try pendingStatus(row)
             pending[status.transferID] = status
@@ -165,8 +161,8 @@ enum LedgerStore {
         // Sorted keys take row locks in one global order, so two hubd processes cannot deadlock.
         for row in try connection.selectIn(
             selectAccounts + " WHERE id",
-            keys: accountKeys.sorted().map(\.sqlValue),
-            suffix: connection.dialect.forUpdate
+            keys: accountKeys.sorted(),
+            suffix: .forUpdate(connection.dialect)
         ) {
             let a = try account(row)
             accounts[a.id] = a
@@ -181,11 +177,10 @@ enum LedgerStore {
         case .sqlite:
             for account in accounts {
                 try connection.execute(
-                    "UPDATE ledger_accounts SET debits_posted = $1, credits_posted = $2, debits_pending = $3, credits_pending = $4 WHERE id = $5",
-                    [
-                        .uint128(account.debitsPosted), .uint128(account.creditsPosted), .uint128(account.debitsPending),
-                        .uint128(account.creditsPending), account.id.sqlValue,
-                    ]
+                    """
+                    UPDATE ledger_accounts SET debits_posted = \(account.debitsPosted), credits_posted = \(account.creditsPosted), \
+                    debits_pending = \(account.debitsPending), credits_pending = \(account.creditsPending) WHERE id = \(account.id)
+                    """
                 )
             }
         case .postgres:
@@ -197,6 +192,108 @@ enum LedgerStore {
                     + "debits_pending = excluded.debits_pending, credits_pending = excluded.credits_pending"
             )
         }
+    }
+
+    // MARK: Reads and locks
+
+    /// A hold's status; with `locking`, row-locked on PostgreSQL until the commit.
+    static func pendingStatus(_ id: TransferID, locking: Bool, on connection: any SQLConnection) throws -> PendingStatus? {
+        let lock: SQL = locking ? .forUpdate(connection.dialect) : ""
+        return try connection.queryFirst(selectPending + " WHERE transfer_id = \(id)\(lock)").map(pendingStatus)
+    }
+
+    /// The accounts that exist among `ids`, in id order; with `locking`, row-locked on PostgreSQL
+    /// (in one global order, so two processes cannot deadlock).
+    static func accounts(_ ids: [AccountID], locking: Bool, on connection: any SQLConnection) throws -> [Account] {
+        try connection.selectIn(
+            selectAccounts + " WHERE id",
+            keys: ids.sorted(),
+            suffix: locking ? .forUpdate(connection.dialect) : ""
+        ).map(account)
+    }
+
+    static func transfer(_ id: TransferID, on connection: any SQLConnection) throws -> Transfer? {
+        try connection.queryFirst(selectTransfers + " WHERE id = \(id)").map(transfer)
+    }
+
+    /// Holds still pending whose timeout has passed at `now`, oldest first.
+    static func duePending(at now: LedgerTimestamp, limit: Int, on connection: any SQLConnection) throws -> [TransferID] {
+        try connection.query(
+            "SELECT transfer_id FROM ledger_pending WHERE state = 'pending' AND expires_at <= \(now) ORDER BY expires_at LIMIT \(limit)"
+        ).map { try $0.decode("transfer_id") }
+    }
+
+    /// The accounts of `owner` (of one asset, when given) created after `after`, oldest first.
+    static func accounts(
+        ownedBy owner: AccountOwner,
+        asset: AssetCode?,
+        after: LedgerTimestamp?,
+        limit: Int?,
+        on connection: any SQLConnection
+    ) throws -> [Account] {
+        var sql = selectAccounts + " WHERE owner_kind = \(owner.kind.rawValue) AND owner_id = \(owner.id)"
+        if let asset { sql += " AND asset = \(asset)" }
+        if let after { sql += " AND created_at > \(after)" }
+        sql += " ORDER BY created_at"
+        if let limit { sql += " LIMIT \(limit)" }
+        return try connection.query(sql).map(account)
+    }
+
+    /// Transfers that debit or credit `account`: oldest first after a cursor, or the newest first.
+    static func transfers(
+        of account: AccountID,
+        after: LedgerTimestamp?,
+        newestFirst: Bool,
+        limit: Int,
+        on connection: any SQLConnection
+    ) throws -> [Transfer] {
+        var sql = selectTransfers + " WHERE (debit_account_id = \(account) OR credit_account_id = \(account))"
+        if let after { sql += " AND timestamp > \(after)" }
+        sql += newestFirst ? " ORDER BY timestamp DESC" : " ORDER BY timestamp"
+        sql += " LIMIT \(limit)"
+        return try connection.query(sql).map(transfer)
+    }
+
+    /// Accounts in creation order after `after`: of assets `organiser` runs, of one asset, and
+    /// owned by users whose id, e-mail or display name matches the LIKE `pattern`, when given.
+    static func accounts(
+        organisedBy organiser: String?,
+        asset: AssetCode?,
+        matching pattern: String?,
+        after: LedgerTimestamp?,
+        limit: Int,
+        on connection: any SQLConnection
+    ) throws -> [Account] {
+        var sql = selectAccounts + " WHERE created_at > \(after ?? LedgerTimestamp(nanoseconds: 0))"
+        if let asset { sql += " AND asset = \(asset)" }
+        if let organiser { sql += " AND asset IN (SELECT code FROM ledger_assets WHERE organiser_id = \(organiser))" }
+        if let pattern {
+            sql += """
+                 AND (lower(owner_id) LIKE \(pattern) ESCAPE '\\' OR (owner_kind = 'user' AND owner_id IN (\
+                SELECT id FROM hub_users WHERE lower(email) LIKE \(pattern) ESCAPE '\\' OR lower(display_name) LIKE \(pattern) ESCAPE '\\')))
+                """
+        }
+        sql += " ORDER BY created_at LIMIT \(limit)"
+        return try connection.query(sql).map(account)
+    }
+
+    /// Transfers newest first before `before`, from `since` on: of assets `organiser` runs, of
+    /// one asset, of one rail (`ref.rail`), when given.
+    static func transfers(
+        organisedBy organiser: String?,
+        asset: AssetCode?,
+        rail: String?,
+        since: LedgerTimestamp?,
+        before: LedgerTimestamp,
+        limit: Int,
+        on connection: any SQLConnection
+    ) throws -> [Transfer] {
+        var sql = selectTransfers + " WHERE timestamp < \(before) AND timestamp >= \(since ?? LedgerTimestamp(nanoseconds: 0))"
+        if let asset { sql += " AND asset = \(asset)" }
+        if let rail { sql += " AND ref_rail = \(rail)" }
+        if let organiser { sql += " AND asset IN (SELECT code FROM ledger_assets WHERE organiser_id = \(organiser))" }
+        sql += " ORDER BY timestamp DESC LIMIT \(limit)"
+        return try connection.query(sql).map(transfer)
     }
 
     /// Writes back what the batch changed, its events, and the timestamp counter.

@@ -63,7 +63,7 @@ public enum LedgerVerifier {
             accounts[account.id] = account
         }
         report.accounts = accounts.count
-        let knownAssets = Set(assets.map(\.code))
+        let knownAssets = Set(assets.map { $0.code })
         for asset in assets where accounts[asset.issuanceAccountID] == nil {
             report.problems.append("asset \(asset.code): issuance account \(asset.issuanceAccountID) is missing")
         }
@@ -106,10 +106,7 @@ public enum LedgerVerifier {
         var lastTimestamp: UInt64 = 0
         var cursor: Int64 = Int64.min
         while true {
-            let page = try connection.query(
-                LedgerStore.selectTransfers + " WHERE timestamp > $1 ORDER BY timestamp LIMIT $2",
-                [.int(cursor), .int(Int64(pageSize))]
-            )
+            let page = try connection.query(LedgerStore.selectTransfers + " WHERE timestamp > \(cursor) ORDER BY timestamp LIMIT \(pageSize)")
             for row in page {
                 let transfer = try LedgerStore.transfer(row)
                 report.transfers += 1

@@ -6,10 +6,11 @@ public import Metrics
 /// signature schemes and look up users), the event bus, its own storage namespace, a logger,
 /// metrics and a clock. (The secrets vault of DESIGN §3.5 is not built yet.)
 ///
-/// Storage: a plugin uses the shared ``database`` but creates only tables whose names start with
-/// ``tablePrefix``, through its own ``RailPlugin/migrations`` (group ``migrationGroup``). A plugin
-/// that changes state appends its events with `EventLog.append` inside the same write
-/// transaction, then calls `events.nudge()` so streams and webhooks see them at once.
+/// Storage: a plugin creates only tables whose names start with ``tablePrefix``, through its own
+/// ``RailPlugin/migrations`` (group ``migrationGroup``). It changes state only through
+/// ``write(_:)``: one unit of work holding its own rows (held to its prefix by the kernel), its
+/// ledger transfers and its events, group-committed with every other writer; streams and webhooks
+/// are told after the commit. It reads with `database.read`.
 public struct PluginContext: Sendable {
     public let pluginID: String
     public let ledger: Ledger
@@ -55,7 +56,16 @@ public struct PluginContext: Sendable {
     public var migrationGroup: MigrationGroup { MigrationGroup(pluginID) }
 
     /// The `source` of the plugin's events, per CloudEvents: `/rails/<id>`.
-    public var eventSource: String { "/rails/\(pluginID)" }
+    public var eventSource: String { unitOwner.eventSource }
+
+    /// The plugin as the owner of its units of work.
+    public var unitOwner: UnitOwner { .rail(pluginID) }
+
+    /// Runs `body` as one unit of work of this plugin (see ``Ledger/write(as:_:)``): its rows, ledger
+    /// transfers and events commit together or not at all.
+    public func write<Result: Sendable>(_ body: @escaping @Sendable (UnitOfWork) throws -> Result) async throws -> Result {
+        try await ledger.write(as: unitOwner, body)
+    }
 }
 
 /// Rules for plugin ids.

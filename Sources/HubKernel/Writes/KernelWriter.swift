@@ -1,17 +1,33 @@
 import ServiceLifecycle
 import Synchronization
 
-/// The ledger's single writer: gathers every request waiting while the previous transaction ran
-/// into the next one (group commit). One fsync then acknowledges many callers, so throughput grows
-/// with concurrency instead of weakening durability.
-final class LedgerWriter: Service {
+/// The hub's one writer: every write that must be durable before it is acknowledged (ledger
+/// transfers, hold expiry, rails' units of work) waits in one queue, and everything that waited
+/// while the previous database transaction ran goes into the next one (group commit). One fsync
+/// then acknowledges many callers, so throughput grows with concurrency instead of weakening
+/// durability.
+///
+/// Inside a group, plain transfer requests are applied as one ledger batch (one read of the
+/// accounts involved, one write of the balances): a refused transfer is a result, not an error, so
+/// they need no isolation. Each unit of work runs under its own savepoint: one that throws is
+/// rolled back alone and gets its own error while the rest of the group commits.
+final class KernelWriter: Service {
     enum Work: Sendable {
         case transfers([TransferRequest], CheckedContinuation<[TransferResult], any Error>)
         case expire(limit: Int, CheckedContinuation<Int, any Error>)
+        case unit(UnitJob)
 
         var transferCount: Int {
             if case .transfers(let requests, _) = self { return requests.count }
             return 0
+        }
+
+        func fail(_ error: any Error) {
+            switch self {
+            case .transfers(_, let continuation): continuation.resume(throwing: error)
+            case .expire(_, let continuation): continuation.resume(throwing: error)
+            case .unit(let job): job.finish(.failure(error))
+            }
         }
     }
 
@@ -27,28 +43,30 @@ final class LedgerWriter: Service {
     private let database: Database
     private let clock: LedgerClock
     private let maxBatchTransfers: Int
+    /// Units per database transaction at most: bounds how long one commit holds the others.
+    private let maxUnits = 512
+    private let observer: LedgerObserver
 
-    init(database: Database, clock: LedgerClock, maxBatchTransfers: Int) {
+    init(database: Database, clock: LedgerClock, maxBatchTransfers: Int, observer: LedgerObserver) {
         self.database = database
         self.clock = clock
         self.maxBatchTransfers = maxBatchTransfers
+        self.observer = observer
         (wakeups, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
+    /// Queues `work`. Work that arrives before the service starts waits for it (start-up order
+    /// between services is not fixed); after shutdown it is refused.
     func enqueue(_ work: Work) {
         let accepted = state.withLock { state in
-            guard state.phase == .running else { return false }
+            guard state.phase != .stopped else { return false }
             state.queue.append(work)
             return true
         }
         if accepted {
             wake.yield()
-            return
-        }
-        let error = LedgerError.writerNotRunning
-        switch work {
-        case .transfers(_, let continuation): continuation.resume(throwing: error)
-        case .expire(_, let continuation): continuation.resume(throwing: error)
+        } else {
+            work.fail(LedgerError.writerNotRunning)
         }
     }
 
@@ -71,10 +89,10 @@ final class LedgerWriter: Service {
         while true {
             let batch: [Work] = state.withLock { state in
                 var taken = 0
-                var count = 0
+                var transfers = 0
                 for work in state.queue {
-                    if count > 0 && count + work.transferCount > maxBatchTransfers { break }
-                    count += work.transferCount
+                    if taken > 0 && (transfers + work.transferCount > maxBatchTransfers || taken == maxUnits) { break }
+                    transfers += work.transferCount
                     taken += 1
                 }
                 defer { state.queue.removeFirst(taken) }
@@ -88,56 +106,123 @@ final class LedgerWriter: Service {
     private func process(_ batch: [Work]) async {
         var groups: [[TransferRequest]] = []
         var expireLimit = 0
+        var units: [UnitJob] = []
         for work in batch {
             switch work {
             case .transfers(let requests, _): groups.append(requests)
             case .expire(let limit, _): expireLimit = max(expireLimit, limit)
+            case .unit(let job): units.append(job)
             }
         }
-        let clock = self.clock
-        let groupsToApply = groups
-        let limit = expireLimit
+        let (clock, limit, maxTransfers) = (self.clock, expireLimit, maxBatchTransfers)
+        let transferGroups = groups
+        let jobs = units
         do {
-            let (results, expired) = try await database.write { connection in
-                let now = clock.now().nanoseconds
-                var expiring: [TransferID] = []
-                if limit > 0 {
-                    expiring = try connection.query(
-                        "SELECT transfer_id FROM ledger_pending WHERE state = 'pending' AND expires_at <= $1 ORDER BY expires_at LIMIT $2",
-                        [.int(Int64(bitPattern: now)), .int(Int64(limit))]
-                    ).map { try TransferID(row: $0, 0) }
-                }
-                var ledgerBatch = try LedgerStore.loadBatch(
-                    requests: groupsToApply.flatMap { $0 },
-                    expiring: expiring,
-                    on: connection,
-                    now: now
-                )
+            let outcome = try await database.write { connection in
+                let now = clock.now()
                 var expired = 0
-                for id in expiring where ledgerBatch.expire(id) { expired += 1 }
-                let results = groupsToApply.map { ledgerBatch.apply($0) }
-                try LedgerStore.save(ledgerBatch, on: connection)
-                return (results, expired)
+                var results: [[TransferResult]] = []
+                if !transferGroups.isEmpty || limit > 0 {
+                    (results, expired) = try Self.applyTransfers(transferGroups, expireLimit: limit, on: connection, now: now)
+                }
+                // A lone unit needs no savepoint: its failure rolls back the transaction, which
+                // holds nothing else.
+                let isolate = jobs.count > 1 || !transferGroups.isEmpty || limit > 0 || jobs.contains { $0.recover != nil }
+                var unitResults: [UnitJob.Outcome] = []
+                unitResults.reserveCapacity(jobs.count)
+                for (index, job) in jobs.enumerated() {
+                    let unit = UnitOfWork(connection: connection, owner: job.owner, clock: clock, now: now, maxBatchTransfers: maxTransfers)
+                    if isolate { try connection.execute(SQL.savepoint(index)) }
+                    do {
+                        try job.execute(unit)
+                        if isolate { try connection.execute(SQL.releaseSavepoint(index)) }
+                        unitResults.append(.success(unit.transferResults))
+                    } catch {
+                        guard isolate else { throw error }
+                        try connection.execute(SQL.rollbackToSavepoint(index))
+                        if let recover = job.recover {
+                            let kernelUnit = UnitOfWork(connection: connection, owner: .kernel, clock: clock, now: now, maxBatchTransfers: maxTransfers)
+                            do {
+                                try recover(error, kernelUnit)
+                            } catch {
+                                // Remembering the failure failed too: leave nothing of either.
+                                try connection.execute(SQL.rollbackToSavepoint(index))
+                            }
+                        }
+                        try connection.execute(SQL.releaseSavepoint(index))
+                        unitResults.append(.failure(error))
+                    }
+                }
+                return (results, expired, unitResults)
             }
+            let (results, expired, unitResults) = outcome
             var nextGroup = 0
+            var committedSomething = expired > 0
             for work in batch {
                 switch work {
                 case .transfers(_, let continuation):
+                    if observer.recorded(results[nextGroup]) { committedSomething = true }
                     continuation.resume(returning: results[nextGroup])
                     nextGroup += 1
                 case .expire(_, let continuation):
                     continuation.resume(returning: expired)
+                case .unit:
+                    break
                 }
             }
+            for (job, result) in zip(jobs, unitResults) {
+                if case .success(let transfers) = result {
+                    observer.recorded(transfers)
+                    // A unit may have written only its own rows and events: nudge regardless.
+                    committedSomething = true
+                }
+                job.finish(result)
+            }
+            // Streams and webhooks see the new events at once, whoever wrote them.
+            if committedSomething { observer.onCommit() }
         } catch {
-            for work in batch {
-                switch work {
-                case .transfers(_, let continuation): continuation.resume(throwing: error)
-                case .expire(_, let continuation): continuation.resume(throwing: error)
-                }
-            }
+            for work in batch { work.fail(error) }
         }
     }
+
+    /// The ledger's own part of a group: overdue holds voided, then every transfer group applied
+    /// to one batch loaded and saved once.
+    private static func applyTransfers(
+        _ groups: [[TransferRequest]],
+        expireLimit: Int,
+        on connection: any SQLConnection,
+        now: LedgerTimestamp
+    ) throws -> ([[TransferResult]], Int) {
+        var expiring: [TransferID] = []
+        if expireLimit > 0 {
+            expiring = try LedgerStore.duePending(at: now, limit: expireLimit, on: connection)
+        }
+        var ledgerBatch = try LedgerStore.loadBatch(
+            requests: groups.flatMap { $0 },
+            expiring: expiring,
+            on: connection,
+            now: now.nanoseconds
+        )
+        var expired = 0
+        for id in expiring where ledgerBatch.expire(id) { expired += 1 }
+        let results = groups.map { ledgerBatch.apply($0) }
+        try LedgerStore.save(ledgerBatch, on: connection)
+        return (results, expired)
+    }
+}
+
+/// One unit of work waiting for the writer: its body, and how to answer its caller once the
+/// group it ran in has committed (or failed).
+struct UnitJob: Sendable {
+    typealias Outcome = Result<[TransferResult], any Error>
+
+    let owner: UnitOwner
+    /// Runs the caller's body on the writer's thread; keeps its result for `finish`.
+    let execute: @Sendable (UnitOfWork) throws -> Void
+    /// Runs after a failed body was rolled back, in the same transaction (as the kernel).
+    let recover: (@Sendable (any Error, UnitOfWork) throws -> Void)?
+    /// Answers the caller: with the body's result when the group committed, else with the error.
+    let finish: @Sendable (Outcome) -> Void
 }
 
 /// Errors of the ledger as a component (not of a single transfer).
@@ -147,9 +232,16 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public static let writerNotRunning = LedgerError(
         code: "ledger_writer_not_running",
-        message: "the ledger's writer service is not running (it starts with the server and stops at shutdown)"
+        message: "the hub's writer has stopped: the server is shutting down"
     )
-    public static let writerAlreadyStarted = LedgerError(code: "ledger_writer_already_started", message: "the ledger's writer service runs once")
+    public static let writerAlreadyStarted = LedgerError(code: "ledger_writer_already_started", message: "the hub's writer service runs once")
 
     public var description: String { "\(code): \(message)" }
+}
+
+extension SQL {
+    /// Savepoint names are the unit's position in its group: digits the kernel chose, not values.
+    static func savepoint(_ index: Int) -> SQL { SQL(parts: [.text("SAVEPOINT unit_\(index)")]) }
+    static func releaseSavepoint(_ index: Int) -> SQL { SQL(parts: [.text("RELEASE SAVEPOINT unit_\(index)")]) }
+    static func rollbackToSavepoint(_ index: Int) -> SQL { SQL(parts: [.text("ROLLBACK TO SAVEPOINT unit_\(index)")]) }
 }

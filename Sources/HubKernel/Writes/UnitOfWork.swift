@@ -1,95 +1,151 @@
-/// Ledger writes and a caller's own writes in one database transaction.
+import Foundation
+
+/// One unit of work: a writer's own rows, ledger transfers and events, committed together or not
+/// at all (DESIGN §3.5).
 ///
-/// A rail whose state must never disagree with the ledger (the local chain mirrors every executed
-/// chain transfer as a ledger transfer) cannot use ``Ledger/submit(_:)``: the group-commit writer
-/// commits on its own, so a crash between its commit and the rail's would leave one without the
-/// other. ``Ledger/transaction(_:)`` instead hands the caller the write connection inside one
-/// transaction; transfers and accounts made through this value are applied by the same code as the
-/// writer's (checks, balances, events) and commit or roll back together with the caller's rows and
-/// events.
+/// A unit is the body of ``PluginContext/write(_:)`` (a rail) or ``Ledger/write(_:)`` (the
+/// kernel). The kernel's writer runs many units in one database transaction, each under its own
+/// savepoint: when a body throws, its rows, transfers and events are rolled back and its caller
+/// gets the error, while the other units of the group commit. The event bus is nudged after the
+/// commit, so nobody has to remember to.
 ///
-/// Not `Sendable`: it lives only inside the closure, on the database worker's thread.
-public final class LedgerTransaction {
-    /// The transaction's connection, for the caller's own statements (its tables and events).
+/// A rail's unit reaches the database only through ``connection``, which refuses any statement
+/// naming a table outside the rail's prefix (`ble_sessions_…`): the ledger's and the event log's
+/// tables change only through ``submit(_:)``, ``createAccounts(_:)`` and ``emit(_:subject:data:)``,
+/// which apply the ledger's rules.
+///
+/// Not `Sendable`: it lives only inside the body, on the database writer's thread.
+public final class UnitOfWork {
+    /// The connection for the unit's own statements; for a rail, checked against its table prefix.
     public let connection: any SQLConnection
-    /// The ledger clock's reading when the transaction began: one time for everything a
-    /// transition writes (its rows, its events, its transfers).
+    /// The ledger clock's reading when the group began: one time for everything the unit writes
+    /// (its rows, its events, its transfers).
     public let now: LedgerTimestamp
+    /// Who is writing: the kernel, or a rail with its table prefix and event source.
+    public let owner: UnitOwner
+    let database: any SQLConnection
     let clock: LedgerClock
     let maxBatchTransfers: Int
-    private(set) var results: [TransferResult] = []
+    private(set) var transferResults: [TransferResult] = []
 
-    init(connection: any SQLConnection, clock: LedgerClock, maxBatchTransfers: Int) {
-        self.connection = connection
+    init(connection: any SQLConnection, owner: UnitOwner, clock: LedgerClock, now: LedgerTimestamp, maxBatchTransfers: Int) {
+        self.database = connection
+        self.connection = owner.checkedConnection(connection)
+        self.owner = owner
         self.clock = clock
-        self.now = clock.now()
+        self.now = now
         self.maxBatchTransfers = maxBatchTransfers
     }
 
-    /// Applies `requests` as ``Ledger/submit(_:)`` would, one result each, within this
-    /// transaction. A refused transfer changes nothing; whether that aborts the whole transaction
-    /// is the caller's choice (throw to roll everything back).
+    // MARK: Ledger
+
+    /// Applies `requests` as ``Ledger/submit(_:)`` would, one result each, within this unit. A
+    /// refused transfer changes nothing; whether that aborts the unit is the body's choice (throw
+    /// to roll everything back).
     public func submit(_ requests: [TransferRequest]) throws -> [TransferResult] {
         guard !requests.isEmpty else { return [] }
         guard requests.count <= maxBatchTransfers else {
             throw TransferError(.batchTooLarge, "a batch holds at most \(maxBatchTransfers) transfers, got \(requests.count)")
         }
-        var batch = try LedgerStore.loadBatch(requests: requests, expiring: [], on: connection, now: now.nanoseconds)
+        var batch = try LedgerStore.loadBatch(requests: requests, expiring: [], on: database, now: now.nanoseconds)
         let applied = batch.apply(requests)
-        try LedgerStore.save(batch, on: connection)
-        results += applied
+        try LedgerStore.save(batch, on: database)
+        transferResults += applied
         return applied
     }
 
-    /// Applies one transfer within this transaction.
+    /// Applies one transfer within this unit.
     public func submit(_ request: TransferRequest) throws -> TransferResult {
         try submit([request])[0]
     }
 
-    /// Creates accounts as ``Ledger/createAccounts(_:)`` would, within this transaction.
+    /// Creates accounts as ``Ledger/createAccounts(_:)`` would, within this unit.
     public func createAccounts(_ accounts: [NewAccount]) throws -> [CreateResult<Account>] {
         guard !accounts.isEmpty else { return [] }
-        return try Ledger.createAccounts(accounts, on: connection, clock: clock)
+        return try Ledger.createAccounts(accounts, on: database, clock: clock)
     }
 
-    /// A hold's status as this transaction sees it (row-locked on PostgreSQL until the commit).
+    /// A hold's status as this unit sees it (row-locked on PostgreSQL until the commit).
     public func pendingStatus(_ id: TransferID) throws -> PendingStatus? {
-        try connection.queryFirst(
-            LedgerStore.selectPending + " WHERE transfer_id = $1" + connection.dialect.forUpdate,
-            [id.sqlValue]
-        ).map(LedgerStore.pendingStatus)
+        try LedgerStore.pendingStatus(id, locking: true, on: database)
     }
 
-    /// The accounts that exist among `ids` (read inside the transaction, with row locks on
-    /// PostgreSQL so that a concurrent process cannot change them before this commits).
+    /// The accounts that exist among `ids`, read inside the unit (row-locked on PostgreSQL so
+    /// that another process cannot change them before this commits).
     public func accounts(_ ids: [AccountID]) throws -> [Account] {
-        try connection.selectIn(
-            LedgerStore.selectAccounts + " WHERE id",
-            keys: ids.sorted().map(\.sqlValue),
-            suffix: connection.dialect.forUpdate
-        ).map(LedgerStore.account)
+        try LedgerStore.accounts(ids, locking: true, on: database)
     }
-}
 
-extension Ledger {
-    /// Runs `body` in one write transaction together with the ledger: everything it does through
-    /// the ``LedgerTransaction`` (transfers, accounts) and on its connection (the caller's own rows
-    /// and `EventLog.append`) commits together, or nothing does when it throws.
-    ///
-    /// It runs on the database's single writer connection, serialised with the group-commit
-    /// writer's batches, but outside them: use it where atomicity with the caller's rows matters,
-    /// ``submit(_:)`` for plain transfers. After the commit the event bus is nudged, so streams and
-    /// webhooks see the body's own events at once too.
-    public func transaction<Result: Sendable>(_ body: @escaping @Sendable (LedgerTransaction) throws -> Result) async throws -> Result {
-        let (clock, limit) = (self.clock, configuration.maxBatchTransfers)
-        let (result, transferResults) = try await database.write { connection in
-            let transaction = LedgerTransaction(connection: connection, clock: clock, maxBatchTransfers: limit)
-            let result = try body(transaction)
-            return (result, transaction.results)
+    // MARK: Events
+
+    /// Appends an event with the unit's time and its owner's `source`; `data` is encoded as a
+    /// JSON object with `snake_case` members.
+    public func emit(_ type: String, subject: String?, data: some Encodable) throws {
+        try append([NewEvent(type: type, source: owner.eventSource, subject: subject, data: EventJSON.text(data), time: now)])
+    }
+
+    /// Appends events built by the caller (their `source` must be the owner's).
+    public func append(_ events: [NewEvent]) throws {
+        if owner.tablePrefix != nil {
+            for event in events where event.source != owner.eventSource {
+                throw UnitError.foreignEventSource(event.source, owner: owner)
+            }
         }
-        observer.recorded(transferResults)
-        observer.onCommit()
-        return result
+        try EventLog.append(events, on: database)
     }
 }
 
+/// Who a unit of work belongs to.
+public struct UnitOwner: Sendable, Hashable, CustomStringConvertible {
+    /// The table prefix its statements are held to; `nil` for the kernel.
+    public let tablePrefix: String?
+    /// The CloudEvents `source` of its events.
+    public let eventSource: String
+
+    /// The kernel: the ledger and the services around it, writing their own tables.
+    public static let kernel = UnitOwner(tablePrefix: nil, eventSource: "/ledger")
+
+    /// A rail: `ble-sessions` writes only `ble_sessions_…` tables, its events come from
+    /// `/rails/ble-sessions`.
+    public static func rail(_ pluginID: String) -> UnitOwner {
+        UnitOwner(tablePrefix: PluginID.tablePrefix(pluginID), eventSource: "/rails/\(pluginID)")
+    }
+
+    /// A kernel component writing under its own event source (e.g. `/identity`).
+    public static func kernel(source: String) -> UnitOwner {
+        UnitOwner(tablePrefix: nil, eventSource: source)
+    }
+
+    public var description: String { tablePrefix.map { "the rail writing \($0)* tables" } ?? "the kernel" }
+
+    func checkedConnection(_ connection: any SQLConnection) -> any SQLConnection {
+        guard let tablePrefix else { return connection }
+        return PrefixedConnection(connection, prefix: tablePrefix)
+    }
+}
+
+/// Errors of the unit-of-work API itself (a rail breaking its rules), as opposed to the body's own.
+public enum UnitError: Error, Sendable, CustomStringConvertible {
+    case foreignTable(String, prefix: String, statement: String)
+    case foreignEventSource(String, owner: UnitOwner)
+
+    public var description: String {
+        switch self {
+        case .foreignTable(let table, let prefix, let statement):
+            "a rail writes only its own tables (\(prefix)*); this statement names \(table): \(statement)"
+        case .foreignEventSource(let source, let owner):
+            "\(owner) appends events as \(owner.eventSource), not \(source)"
+        }
+    }
+}
+
+/// The JSON of event payloads: `snake_case` members, sorted, slashes unescaped (stable bytes for
+/// the same payload, which webhooks sign).
+enum EventJSON {
+    static func text(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

@@ -22,7 +22,7 @@ public struct BLESessionsPlugin: RailPlugin {
             identity: context.identity,
             configuration: configuration,
             clock: context.clock,
-            source: context.eventSource
+            owner: context.unitOwner
         )
         let resolveLimit = RateLimitMiddleware(limiter: RateLimiter(), bucket: "ble-resolve", rule: configuration.resolveRule)
         controller = SessionsController(service: service, resolveLimit: resolveLimit)

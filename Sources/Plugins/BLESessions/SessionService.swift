@@ -1,7 +1,7 @@
 import Foundation
 import HubKernel
 
-/// The session state machine. Each transition runs in one ``Ledger/transaction(_:)`` transaction: the
+/// The session state machine. Each transition runs in one unit of work (``Ledger/write(as:_:)``): the
 /// session row (locked), the lock rows, the ledger hold or payment, and the event commit
 /// together, and transactions on one session run one at a time, so "first lock wins" and "one
 /// payment per share" hold under any concurrency, on both backends.
@@ -10,7 +10,9 @@ struct SessionService: Sendable {
     let identity: Identity
     let configuration: BLESessionsConfiguration
     let clock: LedgerClock
-    let source: String
+    /// The rail as the owner of its units of work (its tables, its event source).
+    let owner: UnitOwner
+    var source: String { owner.eventSource }
 
     /// A transition's result: done, or refused after committing what the refusal itself changed
     /// (a pay that finds its lock expired releases the lock, then tells the payer).
@@ -67,7 +69,7 @@ struct SessionService: Sendable {
         // profile (as some tests do) shows a neutral name rather than failing.
         let displayName = try await identity.users.user(new.payee)?.displayName ?? "Payee"
         let source = self.source
-        let session = try await ledger.transaction { tx in
+        let session = try await ledger.write(as: owner) { tx in
             let now = tx.now
             var session = PaymentSession(
                 id: UUID().uuidString.lowercased(),
@@ -90,7 +92,7 @@ struct SessionService: Sendable {
             try SessionStore.insert(session, on: tx.connection)
             session.eid = try Self.issueEID(for: session.id, at: now, on: tx.connection)
             try SessionStore.update(session, on: tx.connection)
-            try EventLog.append([SessionEvents.event(SessionEvents.created, session, at: now, source: source)], on: tx.connection)
+            try tx.append([SessionEvents.event(SessionEvents.created, session, at: now, source: source)])
             return session
         }
         return session
@@ -136,7 +138,7 @@ struct SessionService: Sendable {
     func lock(_ sessionID: String, payer: UserID) async throws -> (PaymentSession, SessionLock) {
         let lockTTL = configuration.lockTTLSeconds
         let source = self.source
-        return try await ledger.transaction { tx -> Outcome<(PaymentSession, SessionLock)> in
+        return try await ledger.write(as: owner) { tx -> Outcome<(PaymentSession, SessionLock)> in
             let now = tx.now
             guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection) else {
                 return .refused(SessionProblem.notFound())
@@ -194,7 +196,7 @@ struct SessionService: Sendable {
             session.heldShares += 1
             session.settleStatus()
             try SessionStore.update(session, on: tx.connection)
-            try EventLog.append([SessionEvents.event(SessionEvents.locked, session, lock: lock, at: now, source: source)], on: tx.connection)
+            try tx.append([SessionEvents.event(SessionEvents.locked, session, lock: lock, at: now, source: source)])
             return .done((session, lock))
         }.get()
     }
@@ -204,7 +206,7 @@ struct SessionService: Sendable {
     /// Posts the hold of `payer`'s lock: the share is paid, and the session when every share is.
     func pay(_ sessionID: String, payer: UserID) async throws -> (PaymentSession, SessionLock) {
         let source = self.source
-        return try await ledger.transaction { tx -> Outcome<(PaymentSession, SessionLock)> in
+        return try await ledger.write(as: owner) { tx -> Outcome<(PaymentSession, SessionLock)> in
             let now = tx.now
             guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection) else {
                 return .refused(SessionProblem.notFound())
@@ -246,7 +248,7 @@ struct SessionService: Sendable {
             session.settleStatus()
             if session.status == .paid { session.endedAt = now }
             try SessionStore.update(session, on: tx.connection)
-            try EventLog.append([SessionEvents.event(SessionEvents.paid, session, lock: lock, at: now, source: source)], on: tx.connection)
+            try tx.append([SessionEvents.event(SessionEvents.paid, session, lock: lock, at: now, source: source)])
             return .done((session, lock))
         }.get()
     }
@@ -257,7 +259,7 @@ struct SessionService: Sendable {
     /// paid: that money has moved.
     func cancel(_ sessionID: String, by principal: Principal) async throws -> PaymentSession {
         let source = self.source
-        return try await ledger.transaction { tx -> Outcome<PaymentSession> in
+        return try await ledger.write(as: owner) { tx -> Outcome<PaymentSession> in
             let now = tx.now
             guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection),
                 session.payeeID == principal.userID || principal.isAdmin
@@ -267,10 +269,8 @@ struct SessionService: Sendable {
             session.status = .cancelled
             session.endedAt = now
             try SessionStore.update(session, on: tx.connection)
-            try EventLog.append(
-                [SessionEvents.event(SessionEvents.cancelled, session, released: released, at: now, source: source)],
-                on: tx.connection
-            )
+            try tx.append(
+                [SessionEvents.event(SessionEvents.cancelled, session, released: released, at: now, source: source)])
             return .done(session)
         }.get()
     }
@@ -279,28 +279,24 @@ struct SessionService: Sendable {
     func rotate(_ sessionID: String, by principal: Principal) async throws -> PaymentSession {
         let grace = configuration.eidGraceSeconds
         let source = self.source
-        return try await ledger.transaction { tx -> Outcome<PaymentSession> in
+        return try await ledger.write(as: owner) { tx -> Outcome<PaymentSession> in
             guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection),
                 session.payeeID == principal.userID || principal.isAdmin
             else { return .refused(SessionProblem.notFound()) }
             if session.status.isFinal { return .refused(SessionProblem.ended(session)) }
-            try Self.rotate(&session, grace: grace, at: tx.now, on: tx.connection, source: source)
+            try Self.rotate(&session, grace: grace, at: tx.now, on: tx, source: source)
             return .done(session)
         }.get()
     }
 
-    static func rotate(_ session: inout PaymentSession, grace: Int, at now: LedgerTimestamp, on connection: any SQLConnection, source: String) throws
-    {
+    static func rotate(_ session: inout PaymentSession, grace: Int, at now: LedgerTimestamp, on tx: UnitOfWork, source: String) throws {
         let previous = session.eid
         let validUntil = now.adding(seconds: grace)
-        try SessionStore.retireEID(previous, validUntil: validUntil, on: connection)
-        session.eid = try issueEID(for: session.id, at: now, on: connection)
+        try SessionStore.retireEID(previous, validUntil: validUntil, on: tx.connection)
+        session.eid = try issueEID(for: session.id, at: now, on: tx.connection)
         session.eidIssuedAt = now
-        try SessionStore.update(session, on: connection)
-        try EventLog.append(
-            [SessionEvents.event(SessionEvents.eidRotated, session, previousEID: (previous, validUntil), at: now, source: source)],
-            on: connection
-        )
+        try SessionStore.update(session, on: tx.connection)
+        try tx.append([SessionEvents.event(SessionEvents.eidRotated, session, previousEID: (previous, validUntil), at: now, source: source)])
     }
 
     // MARK: Shared steps
@@ -311,7 +307,7 @@ struct SessionService: Sendable {
         _ lock: SessionLock,
         of session: inout PaymentSession,
         at now: LedgerTimestamp,
-        on tx: LedgerTransaction,
+        on tx: UnitOfWork,
         source: String,
         holdAlreadyReleased: Bool = false
     ) throws {
@@ -323,11 +319,11 @@ struct SessionService: Sendable {
         session.heldShares -= 1
         session.settleStatus()
         try SessionStore.update(session, on: tx.connection)
-        try EventLog.append([SessionEvents.event(SessionEvents.lockExpired, session, lock: lock, at: now, source: source)], on: tx.connection)
+        try tx.append([SessionEvents.event(SessionEvents.lockExpired, session, lock: lock, at: now, source: source)])
     }
 
     /// Releases every held lock of a session that is ending; the caller writes the session.
-    static func releaseHeld(of session: inout PaymentSession, at now: LedgerTimestamp, on tx: LedgerTransaction) throws -> [SessionLock] {
+    static func releaseHeld(of session: inout PaymentSession, at now: LedgerTimestamp, on tx: UnitOfWork) throws -> [SessionLock] {
         var released: [SessionLock] = []
         for var lock in try SessionStore.locks(session: session.id, state: .held, on: tx.connection) {
             try voidHold(lock, on: tx)
@@ -347,7 +343,7 @@ struct SessionService: Sendable {
     }
 
     /// Voids a lock's hold; a hold the ledger already expired or voided needs nothing more.
-    private static func voidHold(_ lock: SessionLock, on tx: LedgerTransaction) throws {
+    private static func voidHold(_ lock: SessionLock, on tx: UnitOfWork) throws {
         let result = try tx.submit(
             TransferRequest(id: .timeOrdered(), action: .voidPending(pendingID: lock.holdID), reference: reference(lock.sessionID))
         )

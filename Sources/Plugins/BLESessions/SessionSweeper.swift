@@ -55,17 +55,15 @@ struct SessionSweeper: Service {
     /// expired on its own, whatever the timing of the pass.
     private func expireDue() async throws -> (sessions: Int, locks: Int) {
         let (limit, source) = (batchLimit, service.source)
-        return try await service.ledger.transaction { tx in
+        return try await service.ledger.write(as: service.owner) { tx in
             let dueSessions = try SessionStore.dueSessions(now: tx.now, limit: limit, on: tx.connection)
             for var session in dueSessions {
                 let released = try SessionService.releaseHeld(of: &session, at: tx.now, on: tx)
                 session.status = .expired
                 session.endedAt = tx.now
                 try SessionStore.update(session, on: tx.connection)
-                try EventLog.append(
-                    [SessionEvents.event(SessionEvents.expired, session, released: released, at: tx.now, source: source)],
-                    on: tx.connection
-                )
+                try tx.append(
+                    [SessionEvents.event(SessionEvents.expired, session, released: released, at: tx.now, source: source)])
             }
             let dueLocks = try SessionStore.dueLocks(now: tx.now, limit: limit, on: tx.connection)
             for lock in dueLocks {
@@ -82,12 +80,12 @@ struct SessionSweeper: Service {
     private func rotateEIDs() async throws -> Int {
         let (limit, source) = (batchLimit, service.source)
         let (every, grace) = (service.configuration.eidRotationSeconds, service.configuration.eidGraceSeconds)
-        return try await service.ledger.transaction { tx in
+        return try await service.ledger.write(as: service.owner) { tx in
             guard tx.now.nanoseconds >= UInt64(every) * 1_000_000_000 else { return 0 }
             let issuedBefore = LedgerTimestamp(nanoseconds: tx.now.nanoseconds - UInt64(every) * 1_000_000_000)
             let due = try SessionStore.rotationDue(issuedBefore: issuedBefore, limit: limit, on: tx.connection)
             for var session in due {
-                try SessionService.rotate(&session, grace: grace, at: tx.now, on: tx.connection, source: source)
+                try SessionService.rotate(&session, grace: grace, at: tx.now, on: tx, source: source)
             }
             return due.count
         }

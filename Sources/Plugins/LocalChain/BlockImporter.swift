@@ -26,8 +26,9 @@ enum BlockImporter {
         expectedGenesis: String? = nil,
         source: String,
         now: LedgerTimestamp,
-        on connection: any SQLConnection
+        in unit: UnitOfWork
     ) throws -> Outcome {
+        let connection = unit.connection
         let header = block.header.header
         guard header.chainID == chainID else { throw Rejection("the block is for chain \(header.chainID), not \(chainID)") }
         let hash = Hex.encode(block.hash)
@@ -36,7 +37,7 @@ enum BlockImporter {
             if let expectedGenesis, expectedGenesis != hash {
                 throw Rejection("the genesis \(hash) is not the one configured (\(expectedGenesis))")
             }
-            try importGenesis(block, chainID: chainID, upstream: upstream, source: source, now: now, on: connection)
+            try importGenesis(block, chainID: chainID, upstream: upstream, source: source, now: now, in: unit)
             return .stored(0)
         }
         guard chain.upstream != nil else { throw Rejection("chain \(chainID) is validated by this hub; it takes no blocks from elsewhere") }
@@ -116,13 +117,14 @@ enum BlockImporter {
         try LocalChainStore.setHead(chainID: chainID, number: header.number, hash: hash, timeMs: Int64(clamping: header.timestamp) * 1000, on: connection)
         var events = [try LocalChainEvents.blockSealed(stored, block, chainID: chainID, source: source, time: now)]
         for transaction in transactions { events.append(try LocalChainEvents.sealed(transaction, chainID: chainID, source: source, time: now)) }
-        try EventLog.append(events, on: connection)
+        try unit.append(events)
         return .stored(header.number)
     }
 
     /// The genesis names the validator and records the event; it must be self-consistent and
     /// signed by the validator it names.
-    static func importGenesis(_ block: LocalChainBlock, chainID: UInt64, upstream: String, source: String, now: LedgerTimestamp, on connection: any SQLConnection) throws {
+    static func importGenesis(_ block: LocalChainBlock, chainID: UInt64, upstream: String, source: String, now: LedgerTimestamp, in unit: UnitOfWork) throws {
+        let connection = unit.connection
         let header = block.header.header
         guard header.parentHash == [UInt8](repeating: 0, count: 32), block.transactions.isEmpty,
             header.stateRoot == LocalChainRoots.state([])
@@ -172,6 +174,6 @@ enum BlockImporter {
             chainID: chainID,
             on: connection
         )
-        try EventLog.append([LocalChainEvents.created(chain, source: source, time: now)], on: connection)
+        try unit.append([LocalChainEvents.created(chain, source: source, time: now)])
     }
 }

@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// Seals blocks: every `seal_tick_ms` it looks for chains whose block interval has passed with
 /// transactions pending, and seals one block for each.
 ///
-/// A block is sealed in one ledger transaction (``Ledger/transaction(_:)``): the execution's
+/// A block is sealed in one unit of work (``PluginContext/write(_:)``): the execution's
 /// ledger transfers (ids derived from the transaction hashes), the new ledger accounts, the block,
 /// the transaction rows, the new state, the emptied pool entries and the events all commit
 /// together, so the chain and the ledger cannot disagree, even across a crash. Finality is
@@ -74,7 +74,8 @@ struct BlockSealer: Service {
     /// their events; the next tick seals the rest.
     func drop(_ refusal: MirrorRefusal, chainID: UInt64) async throws {
         let (source, now) = (context.eventSource, context.clock.now())
-        try await context.database.write { connection in
+        try await context.write { tx in
+            let connection = tx.connection
             var events: [NewEvent] = []
             for hash in refusal.hashes {
                 guard let entry = try LocalChainStore.poolEntry(chainID: chainID, hash: hash, on: connection) else { continue }
@@ -83,20 +84,18 @@ struct BlockSealer: Service {
                 try LocalChainStore.removeFromPool([hash], chainID: chainID, on: connection)
                 events.append(try LocalChainEvents.dropped(dropped, chainID: chainID, source: source, time: now))
             }
-            try EventLog.append(events, on: connection)
+            try tx.append(events)
         }
         context.logger.info(
             "dropped transactions the ledger refused to mirror",
             metadata: ["localchain.chain.id": "\(chainID)", "count": "\(refusal.hashes.count)", "reason": "\(refusal.reason)"]
         )
-        context.events.nudge()
     }
 
     /// Appends a health event of a chain (degraded, recovered).
     func report(_ type: String, chainID: UInt64, error: String?) async throws {
         let event = try LocalChainEvents.sealingHealth(type, chainID: chainID, error: error, source: context.eventSource, time: context.clock.now())
-        _ = try await context.database.write { try EventLog.append([event], on: $0) }
-        context.events.nudge()
+        try await context.write { try $0.append([event]) }
     }
 
     /// Seals the next block of `chainID` from its pool, or returns `nil` when nothing can go in.
@@ -104,10 +103,9 @@ struct BlockSealer: Service {
         let (vault, limit, source, clock) = (vault, configuration.maxBlockTransactions, context.eventSource, context.clock)
         let assetOf = try await context.database.read { try LocalChainStore.chain(chainID, on: $0)?.asset }
         guard let assetCode = assetOf, let asset = try await context.ledger.asset(assetCode) else { return nil }
-        let block = try await context.ledger.transaction { tx in
+        let block = try await context.write { tx in
             try Self.seal(chainID: chainID, asset: asset, limit: limit, vault: vault, source: source, now: clock.now(), in: tx)
         }
-        if block != nil { context.events.nudge() }
         return block
     }
 
@@ -118,7 +116,7 @@ struct BlockSealer: Service {
         vault: ValidatorKeyVault,
         source: String,
         now: LedgerTimestamp,
-        in tx: LedgerTransaction
+        in tx: UnitOfWork
     ) throws -> StoredBlock? {
         let connection = tx.connection
         guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else { return nil }
@@ -240,7 +238,7 @@ struct BlockSealer: Service {
         try LocalChainStore.setHead(chainID: chainID, number: number, hash: stored.hash, timeMs: nowMs, on: connection)
         var events = [try LocalChainEvents.blockSealed(stored, block, chainID: chainID, source: source, time: now)]
         for transaction in transactions { events.append(try LocalChainEvents.sealed(transaction, chainID: chainID, source: source, time: now)) }
-        try EventLog.append(events, on: connection)
+        try tx.append(events)
         return stored
     }
 }

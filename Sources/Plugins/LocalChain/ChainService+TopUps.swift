@@ -11,7 +11,7 @@ extension ChainService {
     }
 
     func setTopUpRate(_ rate: TopUpRate, chainID: UInt64) async throws {
-        try await context.database.write { try LocalChainStore.setTopUpRate(rate, chainID: chainID, on: $0) }
+        try await context.write { try LocalChainStore.setTopUpRate(rate, chainID: chainID, on: $0.connection) }
     }
 
     func topUpRate(chainID: UInt64) async throws -> TopUpRate? {
@@ -25,8 +25,8 @@ extension ChainService {
     func topUp(chainID: UInt64, to: EthereumAddress, amount: UInt128, payer: AccountID, transferID: TransferID) async throws
         -> (hash: String, cost: UInt128, rate: TopUpRate)
     {
-        let (vault, configuration, source, clock) = (vault, configuration, context.eventSource, context.clock)
-        let result = try await context.ledger.transaction { tx -> (String, UInt128, TopUpRate) in
+        let (vault, configuration, source) = (vault, configuration, context.eventSource)
+        let result = try await context.write { tx -> (String, UInt128, TopUpRate) in
             let connection = tx.connection
             guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
                 throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
@@ -58,8 +58,8 @@ extension ChainService {
                 vault: vault,
                 configuration: configuration,
                 source: source,
-                now: clock.now(),
-                on: connection
+                now: tx.now,
+                in: tx
             )
             try LocalChainStore.insert(
                 ChainRequest(kind: .topup, id: transferID.description, fields: fields, hash: outcome.hash),
@@ -68,7 +68,6 @@ extension ChainService {
             )
             return (outcome.hash, cost, rate)
         }
-        context.events.nudge()
         return (result.0, result.1, result.2)
     }
 
@@ -86,8 +85,8 @@ extension ChainService {
     ) async throws -> (hash: String, pay: UInt128, rate: TopUpRate) {
         let validated = try ValidatedTransaction.validate(raw, chainID: chainID)
         try CashOutAuthorisation.verify(payoutSignature, burn: validated, chainID: chainID, payout: payout)
-        let (configuration, source, clock) = (configuration, context.eventSource, context.clock)
-        let result = try await context.ledger.transaction { tx -> (String, UInt128, TopUpRate) in
+        let (configuration, source) = (configuration, context.eventSource)
+        let result = try await context.write { tx -> (String, UInt128, TopUpRate) in
             let connection = tx.connection
             guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
                 throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
@@ -105,9 +104,9 @@ extension ChainService {
                 chainID: chainID,
                 configuration: configuration,
                 source: source,
-                now: clock.now(),
+                now: tx.now,
                 allowValidator: true,
-                on: connection
+                in: tx
             )
             guard case .accepted(let hash) = outcome else { return (outcome.hash, pay, rate) }
             let holdID = LocalChainIDs.cashOutHold(transactionHash: validated.hash)
@@ -127,7 +126,6 @@ extension ChainService {
             )
             return (hash, pay, rate)
         }
-        context.events.nudge()
         return (result.0, result.1, result.2)
     }
 
@@ -140,9 +138,9 @@ extension ChainService {
         configuration: LocalChainConfiguration,
         source: String,
         now: LedgerTimestamp,
-        on connection: any SQLConnection
+        in unit: UnitOfWork
     ) throws -> TransactionIntake.Outcome {
-        let nonce = try TransactionIntake.nextValidatorNonce(chain, on: connection)
+        let nonce = try TransactionIntake.nextValidatorNonce(chain, on: unit.connection)
         let key = try vault.open(chain.sealedKey, chainID: chain.chainID)
         let signed = try EthereumTransaction(
             envelope: .legacy,
@@ -161,7 +159,7 @@ extension ChainService {
             source: source,
             now: now,
             allowValidator: true,
-            on: connection
+            in: unit
         )
     }
 }

@@ -91,14 +91,14 @@ struct ChainService: Sendable {
         )
         let source = context.eventSource
         let validatorAccount = ChainAccount(address: validator, nonce: 0, balance: 0, ledgerAccountID: asset.issuanceAccountID)
-        try await context.database.write { connection in
+        try await context.write { tx in
+            let connection = tx.connection
             if try LocalChainStore.chain(new.chainID, forUpdate: true, on: connection) != nil { throw Failure.chainIDTaken }
             try LocalChainStore.insert(chain, on: connection)
             try LocalChainStore.insert(stored, chainID: chain.chainID, on: connection)
             try LocalChainStore.upsert([validatorAccount], chainID: chain.chainID, on: connection)
-            try EventLog.append([LocalChainEvents.created(chain, source: source, time: now)], on: connection)
+            try tx.append([LocalChainEvents.created(chain, source: source, time: now)])
         }
-        context.events.nudge()
         return chain
     }
 
@@ -122,9 +122,10 @@ struct ChainService: Sendable {
     /// With a request `id`, a retry with the same fields answers the first grant (`known`) and one
     /// with other fields is refused (``ChainRequest``).
     func grant(chainID: UInt64, to: EthereumAddress, amount: UInt128, requestID: String? = nil) async throws -> TransactionIntake.Outcome {
-        let (vault, configuration, source, clock) = (vault, configuration, context.eventSource, context.clock)
+        let (vault, configuration, source) = (vault, configuration, context.eventSource)
         let fields = ["to": to.description, "amount": String(amount)]
-        let outcome = try await context.database.write { connection -> TransactionIntake.Outcome in
+        let outcome = try await context.write { tx -> TransactionIntake.Outcome in
+            let connection = tx.connection
             guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
                 throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
             }
@@ -139,8 +140,8 @@ struct ChainService: Sendable {
                 vault: vault,
                 configuration: configuration,
                 source: source,
-                now: clock.now(),
-                on: connection
+                now: tx.now,
+                in: tx
             )
             if let requestID {
                 try LocalChainStore.insert(
@@ -151,14 +152,14 @@ struct ChainService: Sendable {
             }
             return outcome
         }
-        context.events.nudge()
         return outcome
     }
 
     /// Pauses, resumes or closes a chain. Closed is final.
     func setStatus(_ status: LocalChain.Status, chainID: UInt64) async throws -> LocalChain {
         let (source, now) = (context.eventSource, context.clock.now())
-        let chain = try await context.database.write { connection -> LocalChain in
+        let chain = try await context.write { tx -> LocalChain in
+            let connection = tx.connection
             guard var chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
                 throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
             }
@@ -166,10 +167,9 @@ struct ChainService: Sendable {
             guard chain.status != .closed else { throw TransactionRejection("chain_closed", "chain \(chainID) is closed for good") }
             chain.status = status
             try LocalChainStore.setStatus(status, chainID: chainID, on: connection)
-            try EventLog.append([LocalChainEvents.statusChanged(chain, source: source, time: now)], on: connection)
+            try tx.append([LocalChainEvents.statusChanged(chain, source: source, time: now)])
             return chain
         }
-        context.events.nudge()
         return chain
     }
 }

@@ -11,7 +11,6 @@ public struct LocalChainPlugin: RailPlugin {
     let context: PluginContext
     let configuration: LocalChainConfiguration
     let vault: ValidatorKeyVault
-    let intakeWriter: IntakeWriter
     /// Chains whose blocks keep failing to seal (reported by ``health()``).
     let sealerHealth = SealerHealth()
 
@@ -25,12 +24,11 @@ public struct LocalChainPlugin: RailPlugin {
             throw PluginConfigError(field: "key_file", message: problem)
         }
         self.vault = ValidatorKeyVault(path: configuration.keyFile)
-        self.intakeWriter = IntakeWriter(context: context, configuration: configuration)
     }
 
     public static var schema: [Migration] { LocalChainMigrations.all }
 
-    var intake: TransactionIntake { TransactionIntake(context: context, configuration: configuration, writer: intakeWriter) }
+    var intake: TransactionIntake { TransactionIntake(context: context, configuration: configuration) }
     var service: ChainService { ChainService(context: context, configuration: configuration, vault: vault) }
     var sealer: BlockSealer { BlockSealer(context: context, configuration: configuration, vault: vault, health: sealerHealth) }
 
@@ -43,7 +41,7 @@ public struct LocalChainPlugin: RailPlugin {
     }
 
     public var services: [any Service] {
-        var services: [any Service] = [intakeWriter, sealer]
+        var services: [any Service] = [sealer]
         if let listen = configuration.syncListen { services.append(SyncServer(context: context, host: listen.host, port: listen.port)) }
         if let relay = configuration.relay { services.append(RelayFollower(context: context, relay: relay)) }
         return services

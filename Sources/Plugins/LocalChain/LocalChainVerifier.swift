@@ -52,7 +52,7 @@ public enum LocalChainVerifier {
         let name = "chain \(chain.chainID)"
         let ledgerAccounts = try connection.selectIn(
             "SELECT id, debits_posted, credits_posted, debits_pending, credits_pending FROM ledger_accounts WHERE id",
-            keys: accounts.map { .bytes($0.ledgerAccountID.rawValue.bigEndianBytes) }
+            keys: accounts.map(\.ledgerAccountID)
         )
         var ledger: [UInt128: (UInt128, UInt128, UInt128, UInt128)] = [:]
         for row in ledgerAccounts {

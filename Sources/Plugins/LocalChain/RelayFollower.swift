@@ -59,7 +59,7 @@ struct RelayFollower: Service {
             throw BlockImporter.Rejection("undecodable block: \(error)")
         }
         let (upstream, source, now, genesis) = (relay.upstream, context.eventSource, context.clock.now(), relay.genesis[chainID])
-        let outcome = try await context.database.write { connection in
+        _ = try await context.write { unit in
             try BlockImporter.importBlock(
                 block,
                 chainID: chainID,
@@ -67,9 +67,8 @@ struct RelayFollower: Service {
                 expectedGenesis: genesis,
                 source: source,
                 now: now,
-                on: connection
+                in: unit
             )
         }
-        if case .stored = outcome { context.events.nudge() }
     }
 }

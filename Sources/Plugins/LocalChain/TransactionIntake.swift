@@ -7,8 +7,6 @@ import HubKernel
 struct TransactionIntake: Sendable {
     let context: PluginContext
     let configuration: LocalChainConfiguration
-    /// Stores accepted transactions with group commit.
-    let writer: IntakeWriter
 
     enum Outcome: Sendable, Equatable {
         /// Newly in the pool.
@@ -31,10 +29,16 @@ struct TransactionIntake: Sendable {
         if let upstream = try await context.database.read({ try LocalChainStore.chain(chainID, on: $0)?.upstream }) {
             return try await TransactionForwarder.forward(raw, chainID: chainID, upstream: upstream)
         }
-        return try await writer.store(validated, chainID: chainID)
+        // Signature recovery (above) runs on the caller's task, in parallel with other callers;
+        // only the stateful checks and the insert wait for the kernel's writer, which commits
+        // many transactions together (group commit).
+        let (configuration, source) = (configuration, context.eventSource)
+        return try await context.write { tx in
+            try Self.store(validated, chainID: chainID, configuration: configuration, source: source, now: tx.now, in: tx)
+        }
     }
 
-    /// The stateful checks and the insert, inside the caller's write transaction.
+    /// The stateful checks and the insert, inside the caller's unit of work.
     static func store(
         _ tx: ValidatedTransaction,
         chainID: UInt64,
@@ -42,8 +46,9 @@ struct TransactionIntake: Sendable {
         source: String,
         now: LedgerTimestamp,
         allowValidator: Bool = false,
-        on connection: any SQLConnection
+        in unit: UnitOfWork
     ) throws -> Outcome {
+        let connection = unit.connection
         // The chain row first, locked on PostgreSQL: intake and sealing of one chain serialise on it.
         guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
             throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
@@ -105,7 +110,7 @@ struct TransactionIntake: Sendable {
         }
         let entry = PoolEntry(seq: 0, hash: hash, sender: tx.sender, recipient: tx.recipient, nonce: tx.nonce, value: tx.value, raw: tx.raw)
         try LocalChainStore.insert(entry, chainID: chainID, receivedAt: Int64(bitPattern: now.nanoseconds), on: connection)
-        try EventLog.append([LocalChainEvents.accepted(entry, chainID: chainID, source: source, time: now)], on: connection)
+        try unit.append([LocalChainEvents.accepted(entry, chainID: chainID, source: source, time: now)])
         return .accepted(hash)
     }
 

@@ -32,20 +32,21 @@ struct LocalChainRelayTests {
             #expect(blocks.count == Int(host.headNumber) + 1)
             let key = try ValidatorKeyVault(path: keyFile).open(host.sealedKey, chainID: chainID)
 
-            try await withDatabase(on: backend) { relay in
-                try await Migrator([(group: .kernel, migrations: Ledger.migrations), (group: MigrationGroup("localchain"), migrations: LocalChainMigrations.all)])
-                    .migrate(relay)
+            try await withLedger(on: backend, railMigrations: [(group: MigrationGroup("localchain"), migrations: LocalChainMigrations.all)]) { ledger in
+                let relay = ledger.database
                 func receive(_ block: LocalChainBlock) async throws -> BlockImporter.Outcome {
-                    try await relay.write { try BlockImporter.importBlock(block, chainID: chainID, upstream: "http://upstream", source: "/rails/localchain", now: LedgerTimestamp(nanoseconds: 1), on: $0) }
+                    try await ledger.write(as: .rail("localchain")) {
+                        try BlockImporter.importBlock(block, chainID: chainID, upstream: "http://upstream", source: "/rails/localchain", now: LedgerTimestamp(nanoseconds: 1), in: $0)
+                    }
                 }
                 // Out of order: nothing before the genesis.
                 await #expect(throws: BlockImporter.Rejection.self) { _ = try await receive(blocks[1]) }
                 // A genesis other than the configured one is refused.
                 await #expect(throws: BlockImporter.Rejection.self) {
-                    _ = try await relay.write {
+                    _ = try await ledger.write(as: .rail("localchain")) {
                         try BlockImporter.importBlock(
                             blocks[0], chainID: chainID, upstream: "http://upstream", expectedGenesis: Hex.encode([UInt8](repeating: 1, count: 32)),
-                            source: "/rails/localchain", now: LedgerTimestamp(nanoseconds: 1), on: $0
+                            source: "/rails/localchain", now: LedgerTimestamp(nanoseconds: 1), in: $0
                         )
                     }
                 }

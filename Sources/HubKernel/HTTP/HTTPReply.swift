@@ -1,0 +1,35 @@
+import Foundation
+public import HTTPTypes
+public import Hummingbird
+import NIOCore
+
+/// A response as plain bytes: what a unit of work answers an HTTP request with, and what an
+/// `Idempotency-Key` keeps to replay. Built synchronously, so a unit can build it on the writer's
+/// thread and record it in the same transaction as its writes.
+public struct HTTPReply: Sendable, Equatable {
+    public var status: Int
+    public var contentType: String?
+    public var location: String?
+    public var body: [UInt8]
+
+    public init(status: Int, contentType: String?, location: String?, body: [UInt8]) {
+        self.status = status
+        self.contentType = contentType
+        self.location = location
+        self.body = body
+    }
+
+    /// `value` as the API's JSON (`snake_case`), with `status` and a `Location` when given.
+    public static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, location: String? = nil) throws -> HTTPReply {
+        HTTPReply(status: status.code, contentType: "application/json", location: location, body: Array(try HubJSON.encoder.encode(value)))
+    }
+
+    /// The Hummingbird response; `replayed` adds `Idempotency-Replayed: true`.
+    public func response(replayed: Bool = false) -> Response {
+        var headers = HTTPFields()
+        if let contentType { headers[.contentType] = contentType }
+        if let location { headers[.location] = location }
+        if replayed { headers[.idempotencyReplayed] = "true" }
+        return Response(status: HTTPResponse.Status(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}

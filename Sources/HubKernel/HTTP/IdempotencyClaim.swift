@@ -1,0 +1,109 @@
+public import Hummingbird
+import Synchronization
+
+/// A request's `Idempotency-Key`, handed by ``IdempotencyMiddleware`` to the unit of work that
+/// answers the request (``Ledger/respond(as:_:)``), which records the key and its reply in the same
+/// transaction as its writes: one commit for both, and no state in between to recover from.
+///
+/// It travels as a task-local value, so handlers and services pass nothing along.
+final class IdempotencyClaim: Sendable {
+    @TaskLocal static var current: IdempotencyClaim?
+
+    let scope: String
+    let key: String
+    let requestHash: [UInt8]
+    let clock: LedgerClock
+    let retention: Duration
+    /// The reply a failed request is remembered with (a 4xx problem), or `nil` for a failure a
+    /// retry may cure (5xx): then the key stays free.
+    let replyForError: @Sendable (any Error) -> HTTPReply?
+    private let state = Mutex((taken: false, recorded: false))
+
+    init(
+        scope: String,
+        key: String,
+        requestHash: [UInt8],
+        clock: LedgerClock,
+        retention: Duration,
+        replyForError: @escaping @Sendable (any Error) -> HTTPReply?
+    ) {
+        self.scope = scope
+        self.key = key
+        self.requestHash = requestHash
+        self.clock = clock
+        self.retention = retention
+        self.replyForError = replyForError
+    }
+
+    /// The first unit of the request takes the claim; later ones (a handler with several) do not.
+    func take() -> Bool {
+        state.withLock { state in
+            defer { state.taken = true }
+            return !state.taken
+        }
+    }
+
+    /// Whether a unit recorded the key (then the middleware has nothing left to store).
+    var recorded: Bool { state.withLock { $0.recorded } }
+
+    /// Records `reply` for the key inside `unit`; throws ``IdempotencyConflict`` when a concurrent
+    /// request recorded it first (which rolls this unit back).
+    func record(_ reply: HTTPReply, in unit: UnitOfWork) throws {
+        let now = unit.now
+        let cutoff = LedgerTimestamp(nanoseconds: now.nanoseconds &- min(now.nanoseconds, retention.nanoseconds))
+        switch try IdempotencyStore.record(
+            scope: scope,
+            key: key,
+            requestHash: requestHash,
+            reply: reply,
+            now: now,
+            cutoff: cutoff,
+            on: unit.database
+        ) {
+        case .fresh: state.withLock { $0.recorded = true }
+        case .replay(let stored): throw IdempotencyConflict.replay(stored)
+        case .mismatch: throw IdempotencyConflict.mismatch
+        }
+    }
+
+    /// After the unit's body failed and was rolled back: remembers the failure's reply when it is
+    /// one a retry would get again.
+    func recordFailure(_ error: any Error, in unit: UnitOfWork) throws {
+        guard !(error is IdempotencyConflict), let reply = replyForError(error) else { return }
+        try record(reply, in: unit)
+    }
+}
+
+/// The key was recorded by another request while this one ran.
+enum IdempotencyConflict: Error, Sendable {
+    /// The same request, already answered: this is its reply.
+    case replay(HTTPReply)
+    /// Another request.
+    case mismatch
+}
+
+extension Ledger {
+    /// Runs `body` as one unit of work of `owner` that answers an HTTP request with its reply.
+    /// When the request carries an `Idempotency-Key`, the key and the reply (or the problem a
+    /// failure is answered with) are recorded in the same unit: one commit for the write and its
+    /// key.
+    public func respond(as owner: UnitOwner = .kernel, _ body: @escaping @Sendable (UnitOfWork) throws -> HTTPReply) async throws -> Response {
+        guard let claim = IdempotencyClaim.current, claim.take() else {
+            return try await write(as: owner, body).response()
+        }
+        let reply = try await write(as: owner, recovering: { error, unit in try claim.recordFailure(error, in: unit) }) { unit in
+            let reply = try body(unit)
+            try claim.record(reply, in: unit)
+            return reply
+        }
+        return reply.response()
+    }
+}
+
+extension PluginContext {
+    /// ``Ledger/respond(as:_:)`` as this plugin: a unit of work answering an HTTP request, with the
+    /// request's `Idempotency-Key` recorded in it.
+    public func respond(_ body: @escaping @Sendable (UnitOfWork) throws -> HTTPReply) async throws -> Response {
+        try await ledger.respond(as: unitOwner, body)
+    }
+}

@@ -1,0 +1,50 @@
+extension Ledger {
+    /// Runs `body` as one unit of work of `owner`: its statements, transfers and events commit
+    /// together, group-committed with every other writer's, or not at all when it throws (then
+    /// the error is the caller's and the rest of the group still commits).
+    ///
+    /// Rails call it through ``PluginContext/write(_:)``, which names them as the owner.
+    /// - Throws: the body's error; ``LedgerError/writerNotRunning`` when the writer service is not
+    ///   running; a ``DatabaseError`` when the group's transaction failed.
+    public func write<Result: Sendable>(
+        as owner: UnitOwner = .kernel,
+        _ body: @escaping @Sendable (UnitOfWork) throws -> Result
+    ) async throws -> Result {
+        try await write(as: owner, recovering: nil, body)
+    }
+
+    /// ``write(as:_:)`` with `recover`, which runs after a failed body was rolled back, in the
+    /// same transaction as a kernel unit (e.g. to remember the failure with a request's key).
+    func write<Result: Sendable>(
+        as owner: UnitOwner,
+        recovering recover: (@Sendable (any Error, UnitOfWork) throws -> Void)?,
+        _ body: @escaping @Sendable (UnitOfWork) throws -> Result
+    ) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            let box = ResultBox<Result>()
+            writer.enqueue(
+                .unit(
+                    UnitJob(
+                        owner: owner,
+                        execute: { unit in box.value = try body(unit) },
+                        recover: recover,
+                        finish: { outcome in
+                            switch outcome {
+                            case .success: continuation.resume(returning: box.value!)
+                            case .failure(let error): continuation.resume(throwing: error)
+                            }
+                        }
+                    )
+                )
+            )
+        }
+    }
+}
+
+/// Carries a unit's result from the writer's thread (where the body sets it) to its `finish`
+/// (which runs after the commit, on the same task).
+private final class ResultBox<Value>: @unchecked Sendable {
+    // @unchecked: written once by the body on the writer's thread, read once after the group's
+    // commit by the same writer task; the two never overlap.
+    var value: Value?
+}

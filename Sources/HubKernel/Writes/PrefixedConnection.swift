@@ -1,0 +1,164 @@
+import Synchronization
+
+/// A connection that runs only statements whose tables all start with one prefix: how the kernel
+/// holds a rail to its own tables (DESIGN §3.5) instead of trusting it to.
+///
+/// The check reads the statement's text (values are bound separately, so only the code's own SQL
+/// is read): every name after `FROM`, `JOIN`, `INTO`, `UPDATE` or `TABLE` must start with the
+/// prefix or be a common table expression the statement defines. Texts that passed are
+/// remembered, so a statement is parsed once per process.
+final class PrefixedConnection: SQLConnection {
+    private let base: any SQLConnection
+    private let prefix: String
+    private static let approved = Mutex<Set<String>>([])
+
+    init(_ base: any SQLConnection, prefix: String) {
+        self.base = base
+        self.prefix = prefix
+    }
+
+    var dialect: SQLDialect { base.dialect }
+
+    func execute(_ sql: String, _ binds: [SQLValue]) throws -> Int {
+        try check(sql)
+        return try base.execute(sql, binds)
+    }
+
+    func query(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow] {
+        try check(sql)
+        return try base.query(sql, binds)
+    }
+
+    func executeScript(_ sql: String) throws {
+        try check(sql)
+        try base.executeScript(sql)
+    }
+
+    private func check(_ sql: String) throws {
+        let key = prefix + "\u{0}" + sql
+        if Self.approved.withLock({ $0.contains(key) }) { return }
+        if let foreign = SQLTableNames.tables(in: sql).first(where: { !$0.hasPrefix(prefix) }) {
+            throw UnitError.foreignTable(foreign, prefix: prefix, statement: sql)
+        }
+        Self.approved.withLock { approved in
+            // Statement texts are a small fixed set per program; the bound only guards a bug.
+            if approved.count > 50_000 { approved.removeAll() }
+            approved.insert(key)
+        }
+    }
+}
+
+/// The tables a statement names, read from its text.
+enum SQLTableNames {
+    private static let tableKeywords: Set<String> = ["from", "join", "into", "update", "table"]
+    private static let skippable: Set<String> = ["only", "if", "not", "exists", "lateral"]
+
+    static func tables(in sql: String) -> [String] {
+        let tokens = tokenize(sql)
+        var ctes: Set<String> = []
+        // `WITH name AS (` and `, name AS (` define names the statement may then select from.
+        for index in tokens.indices.dropLast(2) where tokens[index + 1] == "as" && tokens[index + 2] == "(" {
+            if index > 0, tokens[index - 1] == "with" || tokens[index - 1] == "," || tokens[index - 1] == "recursive" {
+                ctes.insert(tokens[index])
+            }
+        }
+        var tables: [String] = []
+        var index = 0
+        while index < tokens.count {
+            defer { index += 1 }
+            guard tableKeywords.contains(tokens[index]) else { continue }
+            // `ON CONFLICT … DO UPDATE SET` and `FOR UPDATE [SKIP LOCKED]` name no table.
+            if tokens[index] == "update", index > 0, tokens[index - 1] == "do" || tokens[index - 1] == "for" { continue }
+            var next = index + 1
+            while next < tokens.count, skippable.contains(tokens[next]) { next += 1 }
+            // A subquery, a placeholder (`IS DISTINCT FROM $1`) or a literal is not a table.
+            guard next < tokens.count, let first = tokens[next].utf8.first, isIdentifierStart(first) else { continue }
+            let name = tokens[next]
+            if !ctes.contains(name) { tables.append(name) }
+            if tokens[index] == "from" {
+                // `FROM a, b x, c`: the names after top-level commas, up to the next clause.
+                var depth = 0
+                var scan = next + 1
+                while scan < tokens.count {
+                    let token = tokens[scan]
+                    if token == "(" {
+                        depth += 1
+                    } else if token == ")" {
+                        if depth == 0 { break }
+                        depth -= 1
+                    } else if depth == 0 && (clauseKeywords.contains(token) || token == ";") {
+                        break
+                    } else if depth == 0 && token == ",", scan + 1 < tokens.count,
+                        let first = tokens[scan + 1].utf8.first, isIdentifierStart(first), !ctes.contains(tokens[scan + 1])
+                    {
+                        tables.append(tokens[scan + 1])
+                    }
+                    scan += 1
+                }
+            }
+        }
+        return tables
+    }
+
+    private static let clauseKeywords: Set<String> = [
+        "where", "join", "left", "right", "inner", "cross", "full", "on", "group", "order", "limit", "having", "union",
+        "returning", "for", "set", "values", "window", "offset", "except", "intersect",
+    ]
+
+    /// Lower-cased words (identifiers and keywords), single punctuation characters and
+    /// placeholders; string literals and comments are dropped.
+    static func tokenize(_ sql: String) -> [String] {
+        var tokens: [String] = []
+        let bytes = Array(sql.utf8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "'") {
+                index += 1
+                while index < bytes.count {
+                    if bytes[index] == UInt8(ascii: "'") {
+                        if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "'") {
+                            index += 2
+                            continue
+                        }
+                        break
+                    }
+                    index += 1
+                }
+                index += 1
+            } else if byte == UInt8(ascii: "-"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "-") {
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\n") { index += 1 }
+            } else if isIdentifierStart(byte) || byte == UInt8(ascii: "$") || isDigit(byte) || byte == UInt8(ascii: "\"") {
+                let start = index
+                let quoted = byte == UInt8(ascii: "\"")
+                index += 1
+                while index < bytes.count {
+                    let c = bytes[index]
+                    if quoted {
+                        index += 1
+                        if c == UInt8(ascii: "\"") { break }
+                    } else if isIdentifierStart(c) || isDigit(c) || c == UInt8(ascii: ".") {
+                        index += 1
+                    } else {
+                        break
+                    }
+                }
+                var word = String(decoding: bytes[start..<index], as: UTF8.self).lowercased()
+                if quoted { word = String(word.dropFirst().dropLast()) }
+                tokens.append(word)
+            } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") {
+                index += 1
+            } else {
+                tokens.append(String(UnicodeScalar(byte)))
+                index += 1
+            }
+        }
+        return tokens
+    }
+
+    private static func isIdentifierStart(_ byte: UInt8) -> Bool {
+        (0x61...0x7A).contains(byte) || (0x41...0x5A).contains(byte) || byte == 0x5F || byte >= 0x80
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
+}
