@@ -33,8 +33,10 @@ struct LedgerCrashTests {
 
     func crashTwice(_ test: TestDatabase) async throws {
         var acknowledged: [TransferID] = []
+        var unitIDs: [TransferID] = []
         for round in 1...2 {
-            let acks = try await runAndKill(url: test.url, afterAcks: 400)
+            let (acks, units) = try await runAndKillReporting(url: test.url, afterAcks: 400)
+            unitIDs += units
             #expect(acks.count >= 400, "round \(round)")
             acknowledged += acks
 
@@ -46,6 +48,16 @@ struct LedgerCrashTests {
                 try connection.selectIn("SELECT id FROM ledger_transfers WHERE id", keys: keys).count
             }
             #expect(found == acknowledged.count, "round \(round): \(acknowledged.count) acknowledged, \(found) stored")
+            // Every acknowledged unit is whole: its row, its transfer (above) and its event, once.
+            #expect(!unitIDs.isEmpty, "round \(round): no unit was acknowledged")
+            let (notes, events) = try await database.read { [unitIDs] connection in
+                (
+                    try connection.selectIn("SELECT transfer_id FROM crash_notes WHERE transfer_id", keys: unitIDs).count,
+                    try connection.selectIn("SELECT subject FROM hub_events WHERE type = 'crash.unit.done' AND subject", keys: unitIDs.map(\.description)).count
+                )
+            }
+            #expect(notes == unitIDs.count, "round \(round): \(unitIDs.count) units acknowledged, \(notes) rows stored")
+            #expect(events == unitIDs.count, "round \(round): \(unitIDs.count) units acknowledged, \(events) events stored")
             await database.close()
         }
     }
@@ -78,6 +90,11 @@ struct LedgerCrashTests {
     /// Starts the writer, collects `ACK` lines until `afterAcks`, then kills it with SIGKILL while
     /// it is still writing, and returns every id it acknowledged before dying.
     func runAndKill(url: DatabaseURL, afterAcks: Int) async throws -> [TransferID] {
+        try await runAndKillReporting(url: url, afterAcks: afterAcks).all
+    }
+
+    /// As above, with the ids acknowledged as units of work apart too.
+    func runAndKillReporting(url: DatabaseURL, afterAcks: Int) async throws -> (all: [TransferID], units: [TransferID]) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.writerPath)
         process.arguments = [urlText(url)]
@@ -86,31 +103,36 @@ struct LedgerCrashTests {
         try process.run()
         let handle = output.fileHandleForReading
         let pid = process.processIdentifier
-        let ids: [TransferID] = await withCheckedContinuation { continuation in
+        let (ids, units): ([TransferID], [TransferID]) = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var buffer = [UInt8]()
                 var ids: [TransferID] = []
+                var units: [TransferID] = []
                 var killed = false
                 while true {
-                    let chunk = handle.availableData
+                    let chunk = handle.readChunkRetryingInterrupts()
                     if chunk.isEmpty { break }
                     buffer.append(contentsOf: chunk)
                     while let newline = buffer.firstIndex(of: 10) {
                         let line = String(decoding: buffer[..<newline], as: UTF8.self)
                         buffer.removeSubrange(...newline)
                         if line.hasPrefix("ACK "), let id = TransferID(String(line.dropFirst(4))) { ids.append(id) }
+                        if line.hasPrefix("UNIT "), let id = TransferID(String(line.dropFirst(5))) {
+                            ids.append(id)
+                            units.append(id)
+                        }
                     }
                     if !killed && ids.count >= afterAcks {
                         kill(pid, SIGKILL)
                         killed = true
                     }
                 }
-                continuation.resume(returning: ids)
+                continuation.resume(returning: (ids, units))
             }
         }
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal, "the writer should have been killed, not exited")
-        return ids
+        return (ids, units)
     }
 
     func urlText(_ url: DatabaseURL) -> String {

@@ -145,7 +145,7 @@ struct CommandLineTests {
         let collected = Mutex("")
         // Read on the handle's own queue: a blocking read here could outlive the time limit.
         output.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
+            let chunk = handle.readChunkRetryingInterrupts()
             collected.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
         }
         process.standardOutput = output

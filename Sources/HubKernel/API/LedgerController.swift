@@ -162,7 +162,8 @@ public struct LedgerController: Sendable {
         let item = try await request.decodeJSON(as: TransferItemRequest.self, context: context)
         let transfer = try transferRequest(item, index: nil)
         try await authorise([transfer], principal: principal, fieldPrefix: { _ in "" })
-        return try response(to: try await inAssetUnits([try await ledger.submit(transfer)])[0], context: context)
+        let scales = try await scales(of: [transfer])
+        return try await ledger.respond(submitting: [transfer]) { results in try Self.reply(to: Self.inAssetUnits(results, scales: scales)[0]) }
     }
 
     @Sendable func createBatch(_ request: Request, context: HubRequestContext) async throws -> Response {
@@ -174,8 +175,10 @@ public struct LedgerController: Sendable {
         }
         let transfers = try body.transfers.enumerated().map { try transferRequest($1, index: $0) }
         try await authorise(transfers, principal: principal, fieldPrefix: { "transfers[\($0)]." })
-        let results = try await inAssetUnits(try await ledger.submit(transfers))
-        return try context.json(BatchResultRepresentation(results))
+        let scales = try await scales(of: transfers)
+        return try await ledger.respond(submitting: transfers) { results in
+            try .json(BatchResultRepresentation(Self.inAssetUnits(results, scales: scales)))
+        }
     }
 
     @Sendable func getTransfer(_ request: Request, context: HubRequestContext) async throws -> Response {
@@ -256,17 +259,20 @@ public struct LedgerController: Sendable {
         // A hold resolves once, so an id derived from it makes a retry without an id answer `exists`.
         let id = try body.id.map { try LedgerRequestParsing.transferID($0, field: "id") } ?? DerivedID.transfer(resolving: pendingID, post: post)
         let action: TransferAction = post ? .postPending(pendingID: pendingID, amount: body.amount?.value) : .voidPending(pendingID: pendingID)
-        return try response(to: try await ledger.submit(TransferRequest(id: id, action: action)), context: context)
+        let scales = [pending.asset: try await scale(of: pending.asset)]
+        return try await ledger.respond(submitting: [TransferRequest(id: id, action: action)]) { results in
+            try Self.reply(to: Self.inAssetUnits(results, scales: scales)[0])
+        }
     }
 
     /// 201 with a `Location` for a new transfer, 200 for one that already existed, the ledger's
     /// error (a 422 problem) otherwise.
-    private func response(to result: TransferResult, context: HubRequestContext) throws -> Response {
+    private static func reply(to result: TransferResult) throws -> HTTPReply {
         switch result {
         case .created(let recorded):
-            return try context.json(TransferRepresentation(recorded), status: .created, headers: [.location: "/v1/ledger/transfers/\(recorded.id)"])
+            return try .json(TransferRepresentation(recorded), status: .created, location: "/v1/ledger/transfers/\(recorded.id)")
         case .exists(let recorded):
-            return try context.json(TransferRepresentation(recorded))
+            return try .json(TransferRepresentation(recorded))
         case .failed(let error):
             throw error
         }
@@ -374,18 +380,34 @@ public struct LedgerController: Sendable {
         }
     }
 
+    /// The scales of the assets `transfers` name, known before they are submitted so that a
+    /// refusal's shortfall can be said in the asset's units inside the reply. An asset's scale never
+    /// changes, so each is read once per process.
+    private func scales(of transfers: [TransferRequest]) async throws -> [AssetCode: UInt8] {
+        var scales: [AssetCode: UInt8] = [:]
+        for transfer in transfers {
+            switch transfer.action {
+            case .post(_, _, _, let asset), .hold(_, _, _, let asset, _):
+                if scales[asset] == nil { scales[asset] = try await scale(of: asset) }
+            case .postPending, .voidPending:
+                continue
+            }
+        }
+        return scales
+    }
+
+    private func scale(of asset: AssetCode) async throws -> UInt8 {
+        try await ledger.scale(of: asset) ?? 0
+    }
+
     /// Failures that carry a shortfall say it in the asset's units too (`45.00 EUR available`),
     /// which only the API can: the ledger counts minor units and knows no scales on its hot path.
-    private func inAssetUnits(_ results: [TransferResult]) async throws -> [TransferResult] {
-        var scales: [AssetCode: UInt8] = [:]
-        var described = results
-        for (index, result) in results.enumerated() {
-            guard case .failed(var error) = result, let shortfall = error.shortfall else { continue }
-            if scales[shortfall.asset] == nil { scales[shortfall.asset] = try await ledger.asset(shortfall.asset)?.scale ?? 0 }
+    private static func inAssetUnits(_ results: [TransferResult], scales: [AssetCode: UInt8]) -> [TransferResult] {
+        results.map { result in
+            guard case .failed(var error) = result, let shortfall = error.shortfall else { return result }
             error.message = AssetUnits.describe(shortfall, scale: scales[shortfall.asset] ?? 0)
-            described[index] = .failed(error)
+            return .failed(error)
         }
-        return described
     }
 
     /// `owned_by_rail` for a hold that a rail made (its `ref.rail` names one of this hub's rails).

@@ -11,10 +11,12 @@ enum HubJSON {
         return decoder
     }
 
+    /// Keys sorted: the same value always encodes to the same bytes, so a reply recorded with an
+    /// `Idempotency-Key` inside a unit of work equals the one the handler sends.
     static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         return encoder
     }
 }

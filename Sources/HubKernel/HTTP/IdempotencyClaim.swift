@@ -43,6 +43,8 @@ final class IdempotencyClaim: Sendable {
         }
     }
 
+    var isTaken: Bool { state.withLock { $0.taken } }
+
     /// Whether a unit recorded the key (then the middleware has nothing left to store).
     var recorded: Bool { state.withLock { $0.recorded } }
 
@@ -66,10 +68,10 @@ final class IdempotencyClaim: Sendable {
         }
     }
 
-    /// After the unit's body failed and was rolled back: remembers the failure's reply when it is
-    /// one a retry would get again.
+    /// After a unit's body failed and was rolled back: remembers the failure's reply when it is
+    /// one a retry would get again, unless another unit of the request answered already.
     func recordFailure(_ error: any Error, in unit: UnitOfWork) throws {
-        guard !(error is IdempotencyConflict), let reply = replyForError(error) else { return }
+        guard !(error is IdempotencyConflict), let reply = replyForError(error), take() else { return }
         try record(reply, in: unit)
     }
 }
@@ -88,15 +90,24 @@ extension Ledger {
     /// failure is answered with) are recorded in the same unit: one commit for the write and its
     /// key.
     public func respond(as owner: UnitOwner = .kernel, _ body: @escaping @Sendable (UnitOfWork) throws -> HTTPReply) async throws -> Response {
-        guard let claim = IdempotencyClaim.current, claim.take() else {
-            return try await write(as: owner, body).response()
-        }
-        let reply = try await write(as: owner, recovering: { error, unit in try claim.recordFailure(error, in: unit) }) { unit in
+        try await write(as: owner, recordingFailure: true) { unit in
             let reply = try body(unit)
-            try claim.record(reply, in: unit)
+            try unit.answer(reply)
             return reply
+        }.response()
+    }
+
+    /// Submits `requests` for an HTTP request and answers with `reply(results)`. Without an
+    /// `Idempotency-Key` the transfers join the writer's shared ledger batch (the fastest path);
+    /// with one they run as a unit of work that records the key and the reply with them.
+    public func respond(
+        submitting requests: [TransferRequest],
+        _ reply: @escaping @Sendable ([TransferResult]) throws -> HTTPReply
+    ) async throws -> Response {
+        if let claim = IdempotencyClaim.current, !claim.isTaken {
+            return try await respond { unit in try reply(try unit.submit(requests)) }
         }
-        return reply.response()
+        return try reply(try await submit(requests)).response()
     }
 }
 

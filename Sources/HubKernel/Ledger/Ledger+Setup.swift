@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Creating assets and accounts. These are rare next to transfers, so they run as plain write
 /// transactions instead of through the group-commit writer; both use the one writer connection,
 /// so they are serialised with transfer batches all the same.
@@ -223,6 +225,15 @@ extension Ledger {
         try await database.read { connection in
             try connection.queryFirst(Self.selectAssets + " WHERE code = \(code)").map(Self.asset)
         }
+    }
+
+    /// The scale of `code` (decimal places of its minor unit), `nil` for an unknown asset; read
+    /// once per process, since it never changes.
+    public func scale(of code: AssetCode) async throws -> UInt8? {
+        if let known = knownScales.withLock({ $0[code] }) { return known }
+        guard let scale = try await asset(code)?.scale else { return nil }
+        knownScales.withLock { $0[code] = scale }
+        return scale
     }
 
     public func assets() async throws -> [Asset] {

@@ -1,6 +1,7 @@
 public import Logging
 public import Metrics
 public import ServiceLifecycle
+import Synchronization
 
 /// Settings of the ledger, with defaults for production.
 public struct LedgerConfiguration: Sendable {
@@ -36,6 +37,8 @@ public final class Ledger: Sendable {
     let observer: LedgerObserver
     /// Asset-code ranges rails keep for themselves (see ``reserveAssetCodes(prefix:rail:)``).
     let assetCodeReservations = AssetCodeReservations()
+    /// Scales of assets read so far: a scale never changes once the asset exists.
+    let knownScales = Mutex<[AssetCode: UInt8]>([:])
 
     /// The kernel's migrations (ledger, counters, event outbox).
     public static var migrations: [Migration] { KernelMigrations.all }

@@ -127,11 +127,18 @@ final class KernelWriter: Service {
                 }
                 // A lone unit needs no savepoint: its failure rolls back the transaction, which
                 // holds nothing else.
-                let isolate = jobs.count > 1 || !transferGroups.isEmpty || limit > 0 || jobs.contains { $0.recover != nil }
+                let isolate = jobs.count > 1 || !transferGroups.isEmpty || limit > 0 || jobs.contains { $0.recordsFailure }
                 var unitResults: [UnitJob.Outcome] = []
                 unitResults.reserveCapacity(jobs.count)
                 for (index, job) in jobs.enumerated() {
-                    let unit = UnitOfWork(connection: connection, owner: job.owner, clock: clock, now: now, maxBatchTransfers: maxTransfers)
+                    let unit = UnitOfWork(
+                        connection: connection,
+                        owner: job.owner,
+                        clock: clock,
+                        now: now,
+                        maxBatchTransfers: maxTransfers,
+                        claim: job.claim
+                    )
                     if isolate { try connection.execute(SQL.savepoint(index)) }
                     do {
                         try job.execute(unit)
@@ -140,10 +147,10 @@ final class KernelWriter: Service {
                     } catch {
                         guard isolate else { throw error }
                         try connection.execute(SQL.rollbackToSavepoint(index))
-                        if let recover = job.recover {
+                        if job.recordsFailure, let claim = job.claim {
                             let kernelUnit = UnitOfWork(connection: connection, owner: .kernel, clock: clock, now: now, maxBatchTransfers: maxTransfers)
                             do {
-                                try recover(error, kernelUnit)
+                                try claim.recordFailure(error, in: kernelUnit)
                             } catch {
                                 // Remembering the failure failed too: leave nothing of either.
                                 try connection.execute(SQL.rollbackToSavepoint(index))
@@ -219,8 +226,12 @@ struct UnitJob: Sendable {
     let owner: UnitOwner
     /// Runs the caller's body on the writer's thread; keeps its result for `finish`.
     let execute: @Sendable (UnitOfWork) throws -> Void
-    /// Runs after a failed body was rolled back, in the same transaction (as the kernel).
-    let recover: (@Sendable (any Error, UnitOfWork) throws -> Void)?
+    /// The `Idempotency-Key` of the HTTP request the unit serves: the body may answer with it
+    /// (``UnitOfWork/answer(_:)``).
+    let claim: IdempotencyClaim?
+    /// Whether a failed body's problem is recorded with the claim after the rollback: only for a
+    /// unit whose error is the request's answer as it stands (``Ledger/respond(as:_:)``).
+    var recordsFailure = false
     /// Answers the caller: with the body's result when the group committed, else with the error.
     let finish: @Sendable (Outcome) -> Void
 }

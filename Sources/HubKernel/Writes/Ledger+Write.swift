@@ -10,24 +10,27 @@ extension Ledger {
         as owner: UnitOwner = .kernel,
         _ body: @escaping @Sendable (UnitOfWork) throws -> Result
     ) async throws -> Result {
-        try await write(as: owner, recovering: nil, body)
+        try await write(as: owner, recordingFailure: false, body)
     }
 
-    /// ``write(as:_:)`` with `recover`, which runs after a failed body was rolled back, in the
-    /// same transaction as a kernel unit (e.g. to remember the failure with a request's key).
+    /// ``write(as:_:)``; with `recordingFailure`, a body's error is the request's answer and is
+    /// recorded with its `Idempotency-Key` (see ``respond(as:_:)``).
     func write<Result: Sendable>(
         as owner: UnitOwner,
-        recovering recover: (@Sendable (any Error, UnitOfWork) throws -> Void)?,
+        recordingFailure: Bool,
         _ body: @escaping @Sendable (UnitOfWork) throws -> Result
     ) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
+        // Read here, on the caller's task: the body runs on the writer's thread.
+        let claim = IdempotencyClaim.current
+        return try await withCheckedThrowingContinuation { continuation in
             let box = ResultBox<Result>()
             writer.enqueue(
                 .unit(
                     UnitJob(
                         owner: owner,
                         execute: { unit in box.value = try body(unit) },
-                        recover: recover,
+                        claim: claim,
+                        recordsFailure: recordingFailure && claim != nil,
                         finish: { outcome in
                             switch outcome {
                             case .success: continuation.resume(returning: box.value!)

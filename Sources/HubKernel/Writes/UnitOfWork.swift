@@ -26,9 +26,19 @@ public final class UnitOfWork {
     let database: any SQLConnection
     let clock: LedgerClock
     let maxBatchTransfers: Int
+    /// The `Idempotency-Key` of the HTTP request this unit serves, if any.
+    let claim: IdempotencyClaim?
     private(set) var transferResults: [TransferResult] = []
 
-    init(connection: any SQLConnection, owner: UnitOwner, clock: LedgerClock, now: LedgerTimestamp, maxBatchTransfers: Int) {
+    init(
+        connection: any SQLConnection,
+        owner: UnitOwner,
+        clock: LedgerClock,
+        now: LedgerTimestamp,
+        maxBatchTransfers: Int,
+        claim: IdempotencyClaim? = nil
+    ) {
+        self.claim = claim
         self.database = connection
         self.connection = owner.checkedConnection(connection)
         self.owner = owner
@@ -74,6 +84,18 @@ public final class UnitOfWork {
     /// that another process cannot change them before this commits).
     public func accounts(_ ids: [AccountID]) throws -> [Account] {
         try LedgerStore.accounts(ids, locking: true, on: database)
+    }
+
+    // MARK: Answers
+
+    /// Records `reply` as the answer to the HTTP request this unit serves, with the request's
+    /// `Idempotency-Key` (when it has one and no other unit of the request answered): the key and
+    /// the unit's writes then commit together, and a retry gets `reply` again.
+    /// - Throws: when another request recorded the key first, an error that rolls this unit back
+    ///   and answers the caller with that request's reply.
+    public func answer(_ reply: HTTPReply) throws {
+        guard let claim, claim.take() else { return }
+        try claim.record(reply, in: self)
     }
 
     // MARK: Events

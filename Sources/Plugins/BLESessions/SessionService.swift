@@ -28,6 +28,27 @@ struct SessionService: Sendable {
         }
     }
 
+    /// How the HTTP layer answers a step's result, recorded with the request's
+    /// `Idempotency-Key` in the step's own unit of work.
+    typealias Answer<Value> = @Sendable (Value) throws -> HTTPReply
+
+    /// Runs one transition as a unit of work and answers the request inside it: with `answer`'s
+    /// reply when it is done, with the problem when it is refused (a refusal commits what it
+    /// changed, e.g. a lapsed lock released, and is the request's final answer too).
+    private func step<Value: Sendable>(
+        _ answer: Answer<Value>?,
+        _ body: @escaping @Sendable (UnitOfWork) throws -> Outcome<Value>
+    ) async throws -> Value {
+        try await ledger.write(as: owner) { tx in
+            let outcome = try body(tx)
+            switch outcome {
+            case .done(let value): if let answer { try tx.answer(answer(value)) }
+            case .refused(let problem): try tx.answer(problem.reply)
+            }
+            return outcome
+        }.get()
+    }
+
     struct NewSession: Sendable {
         var payee: UserID
         var amount: UInt128
@@ -135,10 +156,12 @@ struct SessionService: Sendable {
 
     /// Locks a share for `payer` and holds its amount on their wallet. Repeating the call while
     /// the lock stands returns the same lock.
-    func lock(_ sessionID: String, payer: UserID) async throws -> (PaymentSession, SessionLock) {
+    func lock(_ sessionID: String, payer: UserID, answer: Answer<(PaymentSession, SessionLock)>? = nil) async throws
+        -> (PaymentSession, SessionLock)
+    {
         let lockTTL = configuration.lockTTLSeconds
         let source = self.source
-        return try await ledger.write(as: owner) { tx -> Outcome<(PaymentSession, SessionLock)> in
+        return try await step(answer) { tx in
             let now = tx.now
             guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection) else {
                 return .refused(SessionProblem.notFound())
@@ -198,15 +221,17 @@ struct SessionService: Sendable {
             try SessionStore.update(session, on: tx.connection)
             try tx.append([SessionEvents.event(SessionEvents.locked, session, lock: lock, at: now, source: source)])
             return .done((session, lock))
-        }.get()
+        }
     }
 
     // MARK: Pay
 
     /// Posts the hold of `payer`'s lock: the share is paid, and the session when every share is.
-    func pay(_ sessionID: String, payer: UserID) async throws -> (PaymentSession, SessionLock) {
+    func pay(_ sessionID: String, payer: UserID, answer: Answer<(PaymentSession, SessionLock)>? = nil) async throws
+        -> (PaymentSession, SessionLock)
+    {
         let source = self.source
-        return try await ledger.write(as: owner) { tx -> Outcome<(PaymentSession, SessionLock)> in
+        return try await step(answer) { tx in
             let now = tx.now
             guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection) else {
                 return .refused(SessionProblem.notFound())
@@ -250,7 +275,7 @@ struct SessionService: Sendable {
             try SessionStore.update(session, on: tx.connection)
             try tx.append([SessionEvents.event(SessionEvents.paid, session, lock: lock, at: now, source: source)])
             return .done((session, lock))
-        }.get()
+        }
     }
 
     // MARK: Cancel and rotate

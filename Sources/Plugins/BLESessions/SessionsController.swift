@@ -146,8 +146,8 @@ struct SessionsController: Sendable {
 
     @Sendable func lock(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerWrite)
-        let (session, lock) = try await service.lock(try context.parameters.require("id"), payer: principal.userID)
-        return try context.json(SessionWithLockRepresentation(session: SessionRepresentation(session), lock: LockRepresentation(lock)))
+        let locked = try await service.lock(try context.parameters.require("id"), payer: principal.userID, answer: Self.sessionWithLock)
+        return try Self.sessionWithLock(locked).response()
     }
 
     /// Pays the caller's locked share. The `Idempotency-Key` is required: the kernel's middleware
@@ -155,7 +155,12 @@ struct SessionsController: Sendable {
     @Sendable func pay(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerWrite)
         guard request.headers[.idempotencyKey] != nil else { throw SessionProblem.idempotencyKeyRequired() }
-        let (session, lock) = try await service.pay(try context.parameters.require("id"), payer: principal.userID)
-        return try context.json(SessionWithLockRepresentation(session: SessionRepresentation(session), lock: LockRepresentation(lock)))
+        let paid = try await service.pay(try context.parameters.require("id"), payer: principal.userID, answer: Self.sessionWithLock)
+        return try Self.sessionWithLock(paid).response()
+    }
+
+    /// The answer to a lock or a pay: the session and the caller's lock.
+    @Sendable static func sessionWithLock(_ value: (PaymentSession, SessionLock)) throws -> HTTPReply {
+        try .json(SessionWithLockRepresentation(session: SessionRepresentation(value.0), lock: LockRepresentation(value.1)))
     }
 }

@@ -20,4 +20,15 @@ extension FileHandle {
             }
         }
     }
+
+    /// The next bytes available (at most 64 KiB), waiting for some; empty at end of file. Retries
+    /// reads a signal interrupted, where `availableData` traps.
+    public func readChunkRetryingInterrupts() -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fileDescriptor, $0.baseAddress, $0.count) }
+            if count >= 0 { return Array(buffer[0..<count]) }
+            if errno != EINTR { return [] }
+        }
+    }
 }

@@ -1,6 +1,8 @@
-// A child process for the crash test: writes transfers from several concurrent tasks and prints
-// `ACK <transfer id>` for each one the ledger acknowledged, flushing after every line. The test
-// kills it with SIGKILL mid-stream and checks that every acknowledged transfer survived.
+// A child process for the crash test: writes from several concurrent tasks and prints a line for
+// each write the hub acknowledged, flushing after every line: `ACK <transfer id>` for a plain
+// transfer, `UNIT <transfer id>` for a unit of work (its own row, the transfer and an event,
+// grouped with the others). The test kills it with SIGKILL mid-stream and checks that every
+// acknowledged write survived, whole and once.
 //
 // Usage: LedgerCrashWriter DATABASE_URL
 import Foundation
@@ -22,6 +24,10 @@ guard arguments.count == 2 else {
 
 let database = try await Database.open(try DatabaseURL(arguments[1]))
 try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
+// The units' own table (a rail's, in effect); created once, whoever starts first.
+try await database.write { connection in
+    try connection.executeScript(connection.dialect.ddl("CREATE TABLE IF NOT EXISTS crash_notes (transfer_id {id} PRIMARY KEY, note TEXT NOT NULL)"))
+}
 let ledger = Ledger(database: database, logger: Logger(label: "crash-writer"))
 
 let walletCount = 8
@@ -42,7 +48,27 @@ try await withThrowingTaskGroup(of: Void.self) { group in
     }
     report("READY")
 
-    for _ in 0..<8 {
+    struct Note: Encodable { var transferId: String }
+    for _ in 0..<4 {
+        group.addTask {
+            while true {
+                let from = walletIDs.randomElement()!
+                let to = walletIDs.filter { $0 != from }.randomElement()!
+                let id = TransferID.random()
+                let moved = try await ledger.write { unit -> Bool in
+                    let result = try unit.submit(
+                        TransferRequest(id: id, action: .post(debit: from, credit: to, amount: UInt128.random(in: 1...100), asset: asset.code))
+                    )
+                    guard result.transfer != nil else { return false }
+                    try unit.connection.execute("INSERT INTO crash_notes (transfer_id, note) VALUES (\(id), 'moved')")
+                    try unit.emit("crash.unit.done", subject: id.description, data: Note(transferId: id.description))
+                    return true
+                }
+                if moved { report("UNIT \(id)") }
+            }
+        }
+    }
+    for _ in 0..<4 {
         group.addTask {
             while true {
                 let from = walletIDs.randomElement()!

@@ -1,0 +1,132 @@
+import Foundation
+import HubTestSupport
+import Logging
+import ServiceLifecycle
+import Synchronization
+import Testing
+
+@testable import HubKernel
+
+/// The kernel's unit of work: many units per database transaction, each isolated by its savepoint;
+/// a rail held to its own tables; events nudged after the commit.
+@Suite("Units of work", .timeLimit(.minutes(2)))
+struct UnitOfWorkTests {
+    static func makeTable(_ ledger: Ledger) async throws {
+        try await ledger.database.write { try $0.executeScript("CREATE TABLE tipjar_notes (name TEXT PRIMARY KEY)") }
+    }
+
+    static func notes(_ ledger: Ledger) async throws -> [String] {
+        try await ledger.database.read { try $0.query("SELECT name FROM tipjar_notes ORDER BY name").map { try $0.text("name") } }
+    }
+
+    @Test("a unit that fails in a group rolls back alone; the others commit", arguments: TestBackend.enabled)
+    func failingUnitRollsBackAlone(backend: TestBackend) async throws {
+        struct Refused: Error {}
+        try await withLedger(on: backend) { ledger in
+            try await Self.makeTable(ledger)
+            let usd = try await ledger.makeAsset("USD")
+            let alice = try await ledger.makeWallet(usd)
+            let bob = try await ledger.makeWallet(usd)
+            try await ledger.mint(1_000, of: usd, to: alice)
+            // 60 units at once: every third writes its row and moves money, then throws; a unit
+            // whose row collides with another's (a database error) must not take the group down.
+            let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+                for index in 0..<60 {
+                    group.addTask {
+                        do {
+                            try await ledger.write(as: .rail("tipjar")) { unit in
+                                _ = try unit.submit(
+                                    TransferRequest(id: .random(), action: .post(debit: alice.id, credit: bob.id, amount: 1, asset: usd.code))
+                                )
+                                let name = index == 59 ? "note-0" : "note-\(index)"
+                                try unit.connection.execute("INSERT INTO tipjar_notes (name) VALUES (\(name))")
+                                if index.isMultiple(of: 3) && index != 0 { throw Refused() }
+                            }
+                            return (index, true)
+                        } catch is Refused {
+                            return (index, false)
+                        } catch is DatabaseError {
+                            return (index, false)
+                        }
+                    }
+                }
+                return try await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+            }
+            let committed = outcomes.filter(\.value).map(\.key)
+            // 19 refused (3, 6, …, 57), and one of the two "note-0" writers lost on the key.
+            #expect(committed.count == 60 - 19 - 1)
+            #expect(try await Self.notes(ledger).count == committed.count)
+            #expect(try await ledger.balance(bob).available == UInt128(committed.count))
+            try await ledger.expectVerified()
+        }
+    }
+
+    @Test("a rail's unit touches only its own tables; the ledger and the log only through the unit", arguments: TestBackend.enabled)
+    func railHeldToItsPrefix(backend: TestBackend) async throws {
+        try await withLedger(on: backend) { ledger in
+            try await Self.makeTable(ledger)
+            let usd = try await ledger.makeAsset("USD")
+            let alice = try await ledger.makeWallet(usd)
+            let foreign: [SQL] = [
+                "UPDATE ledger_accounts SET credits_posted = 1000000 WHERE id = \(alice.id)",
+                "INSERT INTO hub_events (sequence, id, type, source, time, data) VALUES (999, 'x', 't', 's', 'now', '{}')",
+                "DELETE FROM hub_users",
+                "SELECT name FROM tipjar_notes, hub_api_keys",
+                "SELECT name FROM tipjar_notes WHERE name IN (SELECT id FROM hub_users)",
+                "INSERT INTO tipjar_notes (name) SELECT id FROM ledger_accounts",
+            ]
+            for statement in foreign {
+                await #expect(throws: UnitError.self, "\(statement)") {
+                    try await ledger.write(as: .rail("tipjar")) { unit in _ = try unit.connection.query(statement) }
+                }
+            }
+            // Its own tables, with a CTE, an upsert and a locking read, are fine.
+            try await ledger.write(as: .rail("tipjar")) { unit in
+                try unit.connection.execute(
+                    "INSERT INTO tipjar_notes (name) VALUES ('a') ON CONFLICT (name) DO UPDATE SET name = excluded.name"
+                )
+                _ = try unit.connection.query("WITH recent AS (SELECT name FROM tipjar_notes) SELECT name FROM recent")
+                _ = try unit.connection.query("SELECT name FROM tipjar_notes WHERE name = 'a'" + .forUpdate(unit.connection.dialect))
+            }
+            // Another rail's source is refused for events; its own is used.
+            await #expect(throws: UnitError.self) {
+                try await ledger.write(as: .rail("tipjar")) { unit in
+                    try unit.append([NewEvent(type: "x.y", source: "/rails/other", subject: nil, data: "{}", time: unit.now)])
+                }
+            }
+            #expect(try await Self.notes(ledger) == ["a"])
+            #expect(try await ledger.account(alice.id)?.available == 0)
+        }
+    }
+
+    @Test("events a unit emits are typed, in the log after the commit, and the bus is nudged", arguments: TestBackend.enabled)
+    func eventsAndNudge(backend: TestBackend) async throws {
+        struct Tipped: Encodable { var jarId: String; var amount: String }
+        let nudges = Atomic<Int>(0)
+        try await withDatabase(on: backend) { database in
+            try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
+            let ledger = Ledger(database: database, logger: .init(label: "test"), onCommit: { nudges.add(1, ordering: .relaxed) })
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for service in ledger.services { group.addTask { try await service.run() } }
+                try await ledger.write(as: .rail("tipjar")) { unit in
+                    try unit.emit("tipjar.tipped", subject: "jar-1", data: Tipped(jarId: "jar-1", amount: "5"))
+                }
+                #expect(nudges.load(ordering: .relaxed) >= 1)
+                let events = try await database.read { try EventLog.read(after: 0, limit: 10, on: $0) }
+                #expect(events.map(\.type) == ["tipjar.tipped"])
+                #expect(events.first?.source == "/rails/tipjar")
+                #expect(events.first?.data == #"{"amount":"5","jar_id":"jar-1"}"#)
+                group.cancelAll()
+            }
+        }
+    }
+
+    @Test("table names are read from statements as a reader of SQL would")
+    func tableNames() {
+        #expect(SQLTableNames.tables(in: "SELECT a FROM x_t t JOIN x_u u ON t.id = u.id WHERE b IS DISTINCT FROM $1") == ["x_t", "x_u"])
+        #expect(SQLTableNames.tables(in: "INSERT INTO x_t (a) VALUES ('from y') ON CONFLICT (a) DO UPDATE SET a = excluded.a") == ["x_t"])
+        #expect(SQLTableNames.tables(in: "SELECT * FROM x_t -- FROM hub_users\n FOR UPDATE SKIP LOCKED") == ["x_t"])
+        #expect(SQLTableNames.tables(in: "WITH r AS (SELECT a FROM x_t), s AS (SELECT a FROM r) SELECT a FROM s, \"HUB_users\"") == ["x_t", "hub_users"])
+        #expect(SQLTableNames.tables(in: "UPDATE x_t SET a = (SELECT max(a) FROM ledger_accounts)") == ["x_t", "ledger_accounts"])
+    }
+}
