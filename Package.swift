@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .executable(name: "hubd", targets: ["hubd"]),
         .library(name: "HubKernel", targets: ["HubKernel"]),
+        .library(name: "HubServer", targets: ["HubServer"]),
         .library(name: "ChainKit", targets: ["ChainKit"]),
     ],
     dependencies: [
@@ -112,22 +113,38 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        .executableTarget(
-            name: "hubd",
+        // The hub as a library: the assembly of kernel and rails, the router, the configuration,
+        // the plugins file and the OpenAPI document. `hubd` is its command line; tests and
+        // embedding programs build a hub through it without importing the executable.
+        .target(
+            name: "HubServer",
             dependencies: [
                 "HubKernel",
-                "ChainKit",
                 "HubBLESessions",
                 "HubLocalChain",
                 "HubConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             resources: [.copy("Resources/openapi.json")],
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
+            name: "hubd",
+            dependencies: [
+                "HubServer",
+                "HubKernel",
+                "ChainKit",
+                "HubLocalChain",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -194,7 +211,9 @@ let package = Package(
         .testTarget(
             name: "HubdTests",
             dependencies: [
+                // Built beside the tests, which run it as a user would (CommandLineTests).
                 "hubd",
+                "HubServer",
                 "HubKernel",
                 "HubBLESessions",
                 "HubLocalChain",

@@ -1,11 +1,10 @@
 import Foundation
 import HubKernel
+import HubServer
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 @Suite("hubd operational routes", .timeLimit(.minutes(1)))
 struct HealthRouteTests {

@@ -2,12 +2,11 @@ import Foundation
 import HubBLESessions
 import HubKernel
 import HubLocalChain
+import HubServer
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 /// The OpenAPI document served at `/openapi.json` against the router `hubd serve` builds: every
 /// registered route and method is documented, and every documented one is registered (DESIGN §3.6:

@@ -1,5 +1,6 @@
 import Foundation
 import HubKernel
+import HubServer
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -7,8 +8,6 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 import Testing
-
-@testable import hubd
 
 @Suite("webhooks API", .timeLimit(.minutes(2)))
 struct WebhooksAPITests {

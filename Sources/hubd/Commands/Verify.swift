@@ -1,6 +1,7 @@
 import ArgumentParser
 import HubKernel
 import HubLocalChain
+import HubServer
 
 struct Verify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,11 +2,10 @@ import Foundation
 import HTTPTypes
 import HubBLESessions
 import HubKernel
+import HubServer
 import HubTestSupport
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 /// Sessions live in the database, not in the process: a hub stopped with a session locked and
 /// another started on the same data carries on (the payer pays; the sweeper of the new process

@@ -2,11 +2,10 @@ import Foundation
 import HTTPTypes
 import HubBLESessions
 import HubKernel
+import HubServer
 import HubTestSupport
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 /// What time does to sessions, on a manual clock: lock expiry (during a pay, and by the
 /// sweeper), session expiry, and EID rotation with its grace period.

@@ -2,12 +2,11 @@ import Foundation
 import HTTPTypes
 import HubBLESessions
 import HubKernel
+import HubServer
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 /// The rail's `plugins.json` entry with `config`; by default `EUR`, a fast sweeper, no rotation.
 func bleEntry(_ config: String = #"{"default_asset": "EUR", "sweep_interval_ms": 20, "eid_rotation_seconds": 0}"#) -> PluginsFile.Entry {

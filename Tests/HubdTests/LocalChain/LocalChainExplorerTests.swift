@@ -1,13 +1,13 @@
 import ChainKit
 import Foundation
 import HubKernel
+import HubServer
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
 
 @testable import HubLocalChain
-@testable import hubd
 
 @Suite("local chain explorer", .timeLimit(.minutes(3)))
 struct LocalChainExplorerTests {

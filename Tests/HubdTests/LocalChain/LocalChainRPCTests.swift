@@ -1,13 +1,13 @@
 import ChainKit
 import Foundation
 import HubKernel
+import HubServer
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
 
 @testable import HubLocalChain
-@testable import hubd
 
 /// The JSON-RPC endpoint as a client library sees it (web3.py drives it live in CI:
 /// `scripts/localchain-web3-test.sh`); here the protocol's edges and error codes.

@@ -1,6 +1,7 @@
 import ChainKit
 import Foundation
 import HubKernel
+import HubServer
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -8,7 +9,6 @@ import Logging
 import Testing
 
 @testable import HubLocalChain
-@testable import hubd
 
 @Suite("local chain rail", .timeLimit(.minutes(3)))
 struct LocalChainRailTests {

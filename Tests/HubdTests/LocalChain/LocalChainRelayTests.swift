@@ -1,13 +1,13 @@
 import ChainKit
 import Foundation
 import HubKernel
+import HubServer
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
 
 @testable import HubLocalChain
-@testable import hubd
 
 /// What a relay does with blocks it receives (the three-process test over WebSocket is
 /// `scripts/localchain-relay-test.sh`): verified ones are stored, repeats skipped, forgeries refused.

@@ -1,6 +1,7 @@
 import ChainKit
 import Foundation
 import HubKernel
+import HubServer
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -8,7 +9,6 @@ import Logging
 import Testing
 
 @testable import HubLocalChain
-@testable import hubd
 
 /// A key file of its own per test (the KEK is created at first use, mode 0600).
 func localChainKeyFile() -> String {

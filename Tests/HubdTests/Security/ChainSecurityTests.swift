@@ -1,13 +1,13 @@
 import ChainKit
 import Foundation
 import HubKernel
+import HubServer
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
 
 @testable import HubLocalChain
-@testable import hubd
 
 /// Issue #12, the local chain: attacks on its money that succeeded before the fixes.
 @Suite("security: local chain", .timeLimit(.minutes(3)))

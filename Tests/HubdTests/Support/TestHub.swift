@@ -1,13 +1,12 @@
 import Foundation
 import HubKernel
+import HubServer
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import ServiceLifecycle
 import Testing
-
-@testable import hubd
 
 /// TEST DOUBLE for the identity services in tests of other endpoints: the bearer credential
 /// `test|<user id>|<role>[,<role>][|<scope>,<scope>]` is that user with those roles (and, with

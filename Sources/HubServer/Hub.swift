@@ -1,32 +1,32 @@
-import HubKernel
-import Logging
-import Prometheus
-import ServiceLifecycle
+public import HubKernel
+public import Logging
+public import Prometheus
+public import ServiceLifecycle
 
 /// Everything one running hub is made of, built once at start-up and shared by the router and
 /// the service group.
-struct Hub: Sendable {
-    let database: Database
-    let ledger: Ledger
-    let bus: EventBus
-    let identity: Identity
-    let webhooks: WebhookStore
-    let webhookDispatcher: WebhookDispatcher
+public struct Hub: Sendable {
+    public let database: Database
+    public let ledger: Ledger
+    public let bus: EventBus
+    public let identity: Identity
+    public let webhooks: WebhookStore
+    public let webhookDispatcher: WebhookDispatcher
     /// Whether `POST /v1/auth/dev-login` exists (`HUB_DEV_LOGIN=1`).
-    let devLogin: Bool
+    public let devLogin: Bool
     /// Drops cached authentications after a revocation in this process.
-    let credentialsChanged: @Sendable () -> Void
-    let authenticator: any Authenticator
-    let plugins: PluginHost
-    let metrics: PrometheusCollectorRegistry
-    let metricsFactory: PrometheusMetricsFactory
-    let limiter: RateLimiter
-    let idempotency: IdempotencyConfiguration
-    let logger: Logger
-    let userExists: @Sendable (String) async throws -> Bool
+    public let credentialsChanged: @Sendable () -> Void
+    public let authenticator: any Authenticator
+    public let plugins: PluginHost
+    public let metrics: PrometheusCollectorRegistry
+    public let metricsFactory: PrometheusMetricsFactory
+    public let limiter: RateLimiter
+    public let idempotency: IdempotencyConfiguration
+    public let logger: Logger
+    public let userExists: @Sendable (String) async throws -> Bool
 
     /// Background work in start order; the HTTP server starts after all of these and stops first.
-    var services: [any Service] {
+    public var services: [any Service] {
         ledger.services
             + [
                 bus,
