@@ -191,6 +191,28 @@ let package = Package(
             path: "Tests/Support/HubTestSupport",
             swiftSettings: swiftSettings
         ),
+        // A whole hub in-process for the API tests: HubServer's assembly with a test authenticator,
+        // and each rail's harness (its plugins.json entry and HTTP calls), shared by the rails'
+        // test targets and HubdTests' cross-rail suites. Separate from HubTestSupport so that the
+        // kernel's tests do not depend on the server or any rail.
+        .target(
+            name: "HubServerTestSupport",
+            dependencies: [
+                "HubServer",
+                "HubKernel",
+                "HubBLESessions",
+                "HubLocalChain",
+                "ChainKit",
+                "HubTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/Support/HubServerTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HubKernelTests",
             dependencies: [
@@ -220,6 +242,7 @@ let package = Package(
                 "HubConsole",
                 "ChainKit",
                 "HubTestSupport",
+                "HubServerTestSupport",
                 "CSodium",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -232,7 +255,12 @@ let package = Package(
             dependencies: [
                 "HubBLESessions",
                 "HubKernel",
+                "HubServer",
                 "HubTestSupport",
+                "HubServerTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -243,7 +271,11 @@ let package = Package(
                 "HubLocalChain",
                 "HubKernel",
                 "ChainKit",
+                "HubServer",
                 "HubTestSupport",
+                "HubServerTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

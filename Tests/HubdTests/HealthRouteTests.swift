@@ -1,6 +1,7 @@
 import Foundation
 import HubKernel
 import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting

@@ -1,6 +1,7 @@
 import CSodium
 import Foundation
 import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting

@@ -3,6 +3,7 @@ import HubBLESessions
 import HubKernel
 import HubLocalChain
 import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HubKernel
 import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting

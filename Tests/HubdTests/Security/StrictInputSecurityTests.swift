@@ -1,5 +1,6 @@
 import Foundation
 import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting

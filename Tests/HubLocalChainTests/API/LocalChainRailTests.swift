@@ -2,6 +2,7 @@ import ChainKit
 import Foundation
 import HubKernel
 import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting

@@ -3,6 +3,7 @@ import HTTPTypes
 import HubBLESessions
 import HubKernel
 import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import HummingbirdTesting
 import Testing
