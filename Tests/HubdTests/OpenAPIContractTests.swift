@@ -60,11 +60,11 @@ struct OpenAPIContractTests {
             let unregistered = documented.subtracting(registered).sorted()
             #expect(
                 undocumented.isEmpty,
-                "registered in buildRouter(hub:) but missing from Sources/hubd/Resources/openapi.json: \(undocumented.joined(separator: ", "))"
+                "registered in buildRouter(hub:) but missing from Sources/HubServer/Resources/openapi.json: \(undocumented.joined(separator: ", "))"
             )
             #expect(
                 unregistered.isEmpty,
-                "documented in Sources/hubd/Resources/openapi.json but not registered: \(unregistered.joined(separator: ", "))"
+                "documented in Sources/HubServer/Resources/openapi.json but not registered: \(unregistered.joined(separator: ", "))"
             )
         }
     }
