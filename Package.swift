@@ -45,7 +45,7 @@ let package = Package(
         // Pure, I/O-free chain formats and cryptography (DESIGN §2). Imports no kernel and no plugin.
         .target(
             name: "ChainKit",
-            dependencies: ["CSecp256k1", "CSodium", "COpenSSL", "CXXHash"],
+            dependencies: ["CSecp256k1", "CSodium", "COpenSSL", "CXXHash", "CZstd"],
             swiftSettings: swiftSettings
         ),
 
@@ -86,7 +86,6 @@ let package = Package(
             dependencies: [
                 "HubKernel",
                 "ChainKit",
-                "CZstd",
                 // libsodium's XChaCha20-Poly1305 seals the validator keys at rest.
                 "CSodium",
                 .product(name: "Hummingbird", package: "hummingbird"),
