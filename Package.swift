@@ -84,10 +84,9 @@ let package = Package(
         .target(
             name: "HubLocalChain",
             dependencies: [
+                // No C shim (DESIGN §2): zstd comes through ChainKit, key sealing through the kernel.
                 "HubKernel",
                 "ChainKit",
-                // libsodium's XChaCha20-Poly1305 seals the validator keys at rest.
-                "CSodium",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
