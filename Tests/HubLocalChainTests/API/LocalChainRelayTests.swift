@@ -26,18 +26,34 @@ struct LocalChainRelayTests {
             let bob = TestKeys.address(TestKeys.bob)
             #expect(try await api.grant(chainID, to: alice, amount: "500").status == .accepted)
             try await api.waitSealed(chainID)
-            #expect(try await api.send(chainID, raw: try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 0, to: bob, value: 70).raw).status == .accepted)
+            #expect(
+                try await api.send(chainID, raw: try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 0, to: bob, value: 70).raw).status
+                    == .accepted
+            )
             try await api.waitSealed(chainID)
             let host = try #require(try await hub.database.read { try LocalChainStore.chain(chainID, on: $0) })
-            let blocks = try await hub.database.read { try LocalChainStore.blocks(chainID: chainID, from: 0, limit: 100, on: $0) }.map { try $0.decoded() }
+            let stored = try await hub.database.read { try LocalChainStore.blocks(chainID: chainID, from: 0, limit: 100, on: $0) }
+            let blocks = try stored.map { try $0.decoded() }
             #expect(blocks.count == Int(host.headNumber) + 1)
             let key = try ValidatorKeyVault(path: keyFile).open(host.sealedKey, chainID: chainID)
 
             try await withDatabase(on: backend) { relay in
-                try await Migrator([(group: .kernel, migrations: Ledger.migrations), (group: MigrationGroup("localchain"), migrations: LocalChainMigrations.all)])
-                    .migrate(relay)
+                let groups = [
+                    (group: MigrationGroup.kernel, migrations: Ledger.migrations),
+                    (group: MigrationGroup("localchain"), migrations: LocalChainMigrations.all),
+                ]
+                try await Migrator(groups).migrate(relay)
                 func receive(_ block: LocalChainBlock) async throws -> BlockImporter.Outcome {
-                    try await relay.write { try BlockImporter.importBlock(block, chainID: chainID, upstream: "http://upstream", source: "/rails/localchain", now: LedgerTimestamp(nanoseconds: 1), on: $0) }
+                    try await relay.write {
+                        try BlockImporter.importBlock(
+                            block,
+                            chainID: chainID,
+                            upstream: "http://upstream",
+                            source: "/rails/localchain",
+                            now: LedgerTimestamp(nanoseconds: 1),
+                            on: $0
+                        )
+                    }
                 }
                 // Out of order: nothing before the genesis.
                 await #expect(throws: BlockImporter.Rejection.self) { _ = try await receive(blocks[1]) }
@@ -45,8 +61,13 @@ struct LocalChainRelayTests {
                 await #expect(throws: BlockImporter.Rejection.self) {
                     _ = try await relay.write {
                         try BlockImporter.importBlock(
-                            blocks[0], chainID: chainID, upstream: "http://upstream", expectedGenesis: Hex.encode([UInt8](repeating: 1, count: 32)),
-                            source: "/rails/localchain", now: LedgerTimestamp(nanoseconds: 1), on: $0
+                            blocks[0],
+                            chainID: chainID,
+                            upstream: "http://upstream",
+                            expectedGenesis: Hex.encode([UInt8](repeating: 1, count: 32)),
+                            source: "/rails/localchain",
+                            now: LedgerTimestamp(nanoseconds: 1),
+                            on: $0
                         )
                     }
                 }
@@ -59,7 +80,11 @@ struct LocalChainRelayTests {
                 // replaying the transactions shows it.
                 var lying = blocks[1].header.header
                 lying.stateRoot = LocalChainRoots.state([LocalChainAccountState(address: alice, nonce: 0, balance: 1_000_000)])
-                let lie = LocalChainBlock(header: try lying.sealed(privateKey: key), transactions: blocks[1].transactions, receipts: blocks[1].receipts)
+                let lie = LocalChainBlock(
+                    header: try lying.sealed(privateKey: key),
+                    transactions: blocks[1].transactions,
+                    receipts: blocks[1].receipts
+                )
                 await #expect(throws: BlockImporter.Rejection.self) { _ = try await receive(lie) }
                 for block in blocks.dropFirst() { #expect(try await receive(block) == .stored(block.header.header.number)) }
                 #expect(try await receive(blocks[1]) == .duplicate(1))  // deduplicated by hash
