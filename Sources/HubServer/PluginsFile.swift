@@ -20,6 +20,7 @@ public struct PluginsFile: Sendable, Equatable {
         /// Where the entry is in the file, for error messages: `plugins[2]`.
         public var place: String = ""
 
+        /// An entry as the file (or a test) gives it; `place` is where error messages say it is.
         public init(id: String, enabled: Bool, configJSON: String = "{}", place: String = "") {
             self.id = id
             self.enabled = enabled
@@ -33,6 +34,7 @@ public struct PluginsFile: Sendable, Equatable {
     /// The file's path, named in error messages.
     public var path: String = ""
 
+    /// A plugins file read from `path` (named in error messages) with these entries.
     public init(entries: [Entry], path: String = "") {
         self.entries = entries
         self.path = path
