@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .executable(name: "hubd", targets: ["hubd"]),
         .library(name: "HubKernel", targets: ["HubKernel"]),
+        .library(name: "HubServer", targets: ["HubServer"]),
         .library(name: "ChainKit", targets: ["ChainKit"]),
     ],
     dependencies: [
@@ -44,7 +45,7 @@ let package = Package(
         // Pure, I/O-free chain formats and cryptography (DESIGN §2). Imports no kernel and no plugin.
         .target(
             name: "ChainKit",
-            dependencies: ["CSecp256k1", "CSodium", "COpenSSL", "CXXHash"],
+            dependencies: ["CSecp256k1", "CSodium", "COpenSSL", "CXXHash", "CZstd"],
             swiftSettings: swiftSettings
         ),
 
@@ -83,11 +84,9 @@ let package = Package(
         .target(
             name: "HubLocalChain",
             dependencies: [
+                // No C shim (DESIGN §2): zstd comes through ChainKit, key sealing through the kernel.
                 "HubKernel",
                 "ChainKit",
-                "CZstd",
-                // libsodium's XChaCha20-Poly1305 seals the validator keys at rest.
-                "CSodium",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -112,22 +111,38 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        .executableTarget(
-            name: "hubd",
+        // The hub as a library: the assembly of kernel and rails, the router, the configuration,
+        // the plugins file and the OpenAPI document. `hubd` is its command line; tests and
+        // embedding programs build a hub through it without importing the executable.
+        .target(
+            name: "HubServer",
             dependencies: [
                 "HubKernel",
-                "ChainKit",
                 "HubBLESessions",
                 "HubLocalChain",
                 "HubConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             resources: [.copy("Resources/openapi.json")],
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
+            name: "hubd",
+            dependencies: [
+                "HubServer",
+                "HubKernel",
+                "ChainKit",
+                "HubLocalChain",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -174,6 +189,28 @@ let package = Package(
             path: "Tests/Support/HubTestSupport",
             swiftSettings: swiftSettings
         ),
+        // A whole hub in-process for the API tests: HubServer's assembly with a test authenticator,
+        // and each rail's harness (its plugins.json entry and HTTP calls), shared by the rails'
+        // test targets and HubdTests' cross-rail suites. Separate from HubTestSupport so that the
+        // kernel's tests do not depend on the server or any rail.
+        .target(
+            name: "HubServerTestSupport",
+            dependencies: [
+                "HubServer",
+                "HubKernel",
+                "HubBLESessions",
+                "HubLocalChain",
+                "ChainKit",
+                "HubTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/Support/HubServerTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HubKernelTests",
             dependencies: [
@@ -194,13 +231,16 @@ let package = Package(
         .testTarget(
             name: "HubdTests",
             dependencies: [
+                // Built beside the tests, which run it as a user would (CommandLineTests).
                 "hubd",
+                "HubServer",
                 "HubKernel",
                 "HubBLESessions",
                 "HubLocalChain",
                 "HubConsole",
                 "ChainKit",
                 "HubTestSupport",
+                "HubServerTestSupport",
                 "CSodium",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -213,7 +253,12 @@ let package = Package(
             dependencies: [
                 "HubBLESessions",
                 "HubKernel",
+                "HubServer",
                 "HubTestSupport",
+                "HubServerTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -224,7 +269,11 @@ let package = Package(
                 "HubLocalChain",
                 "HubKernel",
                 "ChainKit",
+                "HubServer",
                 "HubTestSupport",
+                "HubServerTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

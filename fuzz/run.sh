@@ -10,7 +10,7 @@ out=.build-fuzz
 mkdir -p "$out"
 mapfile -t sources < <(find Sources/ChainKit -name '*.swift' | sort)
 modulemaps=()
-for shim in CSecp256k1 CSodium COpenSSL CXXHash; do
+for shim in CSecp256k1 CSodium COpenSSL CXXHash CZstd; do
     modulemaps+=(-Xcc "-fmodule-map-file=Sources/$shim/module.modulemap" -I "Sources/$shim")
 done
 status=0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Contract test of the HTTP API against its OpenAPI document (Sources/hubd/Resources/openapi.json):
+# Contract test of the HTTP API against its OpenAPI document (Sources/HubServer/Resources/openapi.json):
 #   1. checks the document's formatting and validates it with openapi-spec-validator;
 #   2. starts the built `hubd serve` on a throwaway SQLite database and a free loopback port;
 #   3. creates an admin and logs in for a bearer token;
@@ -26,7 +26,7 @@ source "$root/scripts/lib/live-hubd.bash"
 # Requests to the hub on loopback never go through a proxy the environment may name.
 export no_proxy=127.0.0.1${no_proxy:+,$no_proxy} NO_PROXY=127.0.0.1${NO_PROXY:+,$NO_PROXY}
 
-document=Sources/hubd/Resources/openapi.json
+document=Sources/HubServer/Resources/openapi.json
 requirements=tools/contract/requirements.txt
 venv=$root/.build-contract/venv
 max_examples=${CONTRACT_MAX_EXAMPLES:-25}

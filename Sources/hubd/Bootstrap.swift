@@ -1,4 +1,5 @@
 import HubKernel
+import HubServer
 import Logging
 
 /// What every command does first: read the configuration and set up logging.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HubServer
 
 /// The payments hub's executable.
 @main
@@ -27,11 +28,6 @@ struct Hubd: AsyncParsableCommand {
         version: HubVersion.current,
         subcommands: [Serve.self, Migrate.self, Verify.self, Admin.self, Wallet.self, Version.self]
     )
-}
-
-/// This build's version.
-enum HubVersion {
-    static let current = "0.1.0"
 }
 
 /// Options every command that opens the database takes.

@@ -1,9 +1,8 @@
 import Foundation
 import HubKernel
+import HubServer
 import Logging
 import Testing
-
-@testable import hubd
 
 @Suite("hubd configuration")
 struct ConfigurationTests {

@@ -1,11 +1,12 @@
 import Foundation
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
 
 @testable import HubKernel
-@testable import hubd
 
 @Suite("Idempotency-Key", .timeLimit(.minutes(1)))
 struct IdempotencyTests {

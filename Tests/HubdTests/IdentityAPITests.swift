@@ -1,12 +1,13 @@
 import CSodium
 import Foundation
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
 
 @testable import HubKernel
-@testable import hubd
 
 /// Identity over HTTP with real tokens: no test authenticator here.
 @Suite("identity API", .timeLimit(.minutes(2)))

@@ -1,11 +1,11 @@
 import Foundation
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 /// The ledger over HTTP: assets, accounts, transfers, holds, wallets, and who may do what.
 @Suite("ledger API", .timeLimit(.minutes(2)))

@@ -1,11 +1,11 @@
 import Foundation
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 /// Issue #12 item 15: the hub-wide lists the console shows each role.
 @Suite("ledger API: hub-wide lists", .timeLimit(.minutes(2)))

@@ -2,12 +2,12 @@ import Foundation
 import HubBLESessions
 import HubKernel
 import HubLocalChain
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 /// The OpenAPI document served at `/openapi.json` against the router `hubd serve` builds: every
 /// registered route and method is documented, and every documented one is registered (DESIGN §3.6:
@@ -60,11 +60,11 @@ struct OpenAPIContractTests {
             let unregistered = documented.subtracting(registered).sorted()
             #expect(
                 undocumented.isEmpty,
-                "registered in buildRouter(hub:) but missing from Sources/hubd/Resources/openapi.json: \(undocumented.joined(separator: ", "))"
+                "registered in buildRouter(hub:) but missing from Sources/HubServer/Resources/openapi.json: \(undocumented.joined(separator: ", "))"
             )
             #expect(
                 unregistered.isEmpty,
-                "documented in Sources/hubd/Resources/openapi.json but not registered: \(unregistered.joined(separator: ", "))"
+                "documented in Sources/HubServer/Resources/openapi.json but not registered: \(unregistered.joined(separator: ", "))"
             )
         }
     }

@@ -1,13 +1,13 @@
 import Foundation
 import HTTPTypes
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
-
-@testable import hubd
 
 /// The example rail (`ExampleRail/`) driven through the real hub: plugin host, kernel middleware,
 /// ledger and event log, on every enabled backend. It proves the plugin runtime end to end.

@@ -1,5 +1,7 @@
 import Foundation
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -7,8 +9,6 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 import Testing
-
-@testable import hubd
 
 @Suite("webhooks API", .timeLimit(.minutes(2)))
 struct WebhooksAPITests {

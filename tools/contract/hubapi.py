@@ -100,7 +100,7 @@ def login(base, email):
     print(token)
 
 
-# The ids the examples in Sources/hubd/Resources/openapi.json use (keep them in step).
+# The ids the examples in Sources/HubServer/Resources/openapi.json use (keep them in step).
 ACCOUNT_A = "0190f5c2-7b7e-7cc1-9a4e-2f1d3c4b5a69"
 ACCOUNT_B = "0190f5c2-7b7e-7cc1-9a4e-2f1d3c4b5a6a"
 HOLD = "0190f5c2-8000-7abc-8def-000000000001"

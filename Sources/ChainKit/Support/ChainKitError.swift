@@ -24,6 +24,8 @@ public struct ChainKitError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let invalidMnemonic = Code("invalid_mnemonic")
         /// A value that does not fit the type asked for.
         public static let outOfRange = Code("out_of_range")
+        /// A zstd frame that is malformed, of unknown size, or larger than the limit.
+        public static let invalidZstd = Code("invalid_zstd")
     }
 
     public var code: Code

@@ -3,20 +3,8 @@ import CSodium
 /// The few primitives identity needs, on libsodium: random bytes, SHA-256, constant-time
 /// comparison and unpadded base64url.
 enum IdentityCrypto {
-    /// `sodium_init()` once per process. A global `let` is initialised lazily and atomically;
-    /// libsodium returns 1 when it was already initialised (by ChainKit, say), which is fine too.
-    private static let ready: Bool = sodium_init() >= 0
-
-    static func ensureReady() {
-        precondition(ready, "sodium_init() failed")
-    }
-
-    static func randomBytes(_ count: Int) -> [UInt8] {
-        ensureReady()
-        var bytes = [UInt8](repeating: 0, count: count)
-        bytes.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, count) }
-        return bytes
-    }
+    /// `count` bytes from libsodium's generator.
+    static func randomBytes(_ count: Int) -> [UInt8] { Sodium.randomBytes(count) }
 
     /// Equal length and equal bytes, in time that depends only on the length.
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
@@ -27,7 +15,7 @@ enum IdentityCrypto {
 
     /// Unpadded base64url (RFC 4648 §5): safe in URLs, headers and file names.
     static func base64URL(_ bytes: [UInt8]) -> String {
-        ensureReady()
+        Sodium.requireReady()
         let variant = Int32(sodium_base64_VARIANT_URLSAFE_NO_PADDING)
         let capacity = sodium_base64_encoded_len(bytes.count, variant)
         var out = [CChar](repeating: 0, count: capacity)
@@ -37,7 +25,7 @@ enum IdentityCrypto {
 
     /// Decodes unpadded base64url; `nil` for anything else.
     static func decodeBase64URL(_ text: String) -> [UInt8]? {
-        ensureReady()
+        Sodium.requireReady()
         let input = Array(text.utf8)
         var out = [UInt8](repeating: 0, count: input.count * 3 / 4 + 1)
         var length = 0

@@ -67,7 +67,7 @@ public final class PasswordHasher: Sendable {
     ///     report ``needsRehash(_:)``.
     ///   - threadPool: where hashing runs.
     public init(parameters: Parameters = .interactive, threadPool: NIOThreadPool = .singleton) {
-        IdentityCrypto.ensureReady()
+        Sodium.requireReady()
         self.parameters = parameters
         self.threadPool = threadPool
     }

@@ -29,10 +29,39 @@ public struct VerificationReport: Sendable, CustomStringConvertible {
 /// 3. every transfer has exactly one event, timestamps strictly increase, assets match accounts;
 /// 4. every account's balances equal the replay of all transfers and the holds still pending.
 ///
-/// Reads one consistent snapshot, transfers in pages, so it runs on any size of ledger.
+/// Reads one consistent snapshot in pages, so it runs on any size of ledger: accounts by id
+/// (keyset pagination), each page checked on its own (flags, replay) and folded into per-asset
+/// sums; transfers by timestamp. What stays in memory is per asset, per page, and per hold.
 public enum LedgerVerifier {
-    public static func verify(_ database: Database, pageSize: Int = 10_000) async throws -> VerificationReport {
-        try await database.read { connection in try verify(connection, pageSize: pageSize) }
+    /// - Parameters:
+    ///   - pageSize: transfers (and holds' statuses) read per query.
+    ///   - accountPageSize: accounts read, and replayed, per query.
+    public static func verify(_ database: Database, pageSize: Int = 10_000, accountPageSize: Int = 1_000) async throws -> VerificationReport {
+        try await database.read { connection in try verify(connection, pageSize: pageSize, accountPageSize: accountPageSize) }
+    }
+
+    static func verify(_ connection: any SQLConnection, pageSize: Int, accountPageSize: Int) throws -> VerificationReport {
+        precondition(pageSize > 0 && accountPageSize > 0, "page sizes must be positive")
+        var report = VerificationReport()
+        let assets = try connection.query(Ledger.selectAssets).map(Ledger.asset)
+        report.assets = assets.count
+        let knownAssets = Set(assets.map(\.code))
+        var unseenIssuanceAccounts = Set(assets.map(\.issuanceAccountID))
+        var sums: [AssetCode: Balances] = [:]
+        try forEachAccountPage(connection, pageSize: accountPageSize) { page in
+            report.accounts += page.count
+            for account in page { unseenIssuanceAccounts.remove(account.id) }
+            report.problems += accountsWithUnknownAssets(page, knownAssets: knownAssets)
+            report.problems += balanceFlagViolations(page)
+            addBalances(of: page, to: &sums)
+            report.problems += try replayMismatches(page, on: connection)
+        }
+        report.problems += missingIssuanceAccounts(assets, unseen: unseenIssuanceAccounts)
+        report.problems += unbalancedAssets(sums)
+        let holds = try checkTransferLog(connection, pageSize: pageSize, into: &report)
+        try checkHoldStatuses(connection, holds: holds, pageSize: pageSize, into: &report)
+        report.problems += try transferEventMismatches(connection, transfers: report.transfers)
+        return report
     }
 
     /// A 256-bit accumulator, so sums of many 128-bit balances cannot overflow.
@@ -46,156 +75,18 @@ public enum LedgerVerifier {
         }
     }
 
-    struct Replayed {
+    /// The four balances of one account, or of all accounts of one asset, summed without overflow.
+    struct Balances: Equatable {
         var debitsPosted = WideSum()
         var creditsPosted = WideSum()
         var debitsPending = WideSum()
         var creditsPending = WideSum()
-    }
 
-    static func verify(_ connection: any SQLConnection, pageSize: Int) throws -> VerificationReport {
-        var report = VerificationReport()
-        let assets = try connection.query(Ledger.selectAssets).map(Ledger.asset)
-        report.assets = assets.count
-        var accounts: [AccountID: Account] = [:]
-        for row in try connection.query(LedgerStore.selectAccounts) {
-            let account = try LedgerStore.account(row)
-            accounts[account.id] = account
+        mutating func add(_ account: Account) {
+            debitsPosted.add(account.debitsPosted)
+            creditsPosted.add(account.creditsPosted)
+            debitsPending.add(account.debitsPending)
+            creditsPending.add(account.creditsPending)
         }
-        report.accounts = accounts.count
-        let knownAssets = Set(assets.map { $0.code })
-        for asset in assets where accounts[asset.issuanceAccountID] == nil {
-            report.problems.append("asset \(asset.code): issuance account \(asset.issuanceAccountID) is missing")
-        }
-
-        // 1 and 2: sums per asset and flags.
-        var sums: [AssetCode: (dp: WideSum, cp: WideSum, dq: WideSum, cq: WideSum)] = [:]
-        for account in accounts.values {
-            if !knownAssets.contains(account.asset) {
-                report.problems.append("account \(account.id) holds unknown asset \(account.asset)")
-            }
-            var entry = sums[account.asset] ?? (WideSum(), WideSum(), WideSum(), WideSum())
-            entry.dp.add(account.debitsPosted)
-            entry.cp.add(account.creditsPosted)
-            entry.dq.add(account.debitsPending)
-            entry.cq.add(account.creditsPending)
-            sums[account.asset] = entry
-            let debits = account.debitsPosted.addingReportingOverflow(account.debitsPending)
-            let credits = account.creditsPosted.addingReportingOverflow(account.creditsPending)
-            if account.flags.contains(.debitsMustNotExceedCredits), debits.overflow || debits.partialValue > account.creditsPosted {
-                report.problems.append("account \(account.id) breaks debits_must_not_exceed_credits")
-            }
-            if account.flags.contains(.creditsMustNotExceedDebits), credits.overflow || credits.partialValue > account.debitsPosted {
-                report.problems.append("account \(account.id) breaks credits_must_not_exceed_debits")
-            }
-        }
-        for (asset, entry) in sums.sorted(by: { $0.key < $1.key }) {
-            if entry.dp != entry.cp { report.problems.append("asset \(asset): posted debits and credits differ") }
-            if entry.dq != entry.cq { report.problems.append("asset \(asset): pending debits and credits differ") }
-        }
-
-        // 4: replay. Holds count as pending only while their status is pending.
-        var pending: [TransferID: PendingStatus] = [:]
-        for row in try connection.query(LedgerStore.selectPending) {
-            let status = try LedgerStore.pendingStatus(row)
-            pending[status.transferID] = status
-        }
-        var replayed: [AccountID: Replayed] = [:]
-        var holds: [TransferID: Transfer] = [:]
-        var resolutions: [TransferID: TransferID] = [:]
-        var lastTimestamp: UInt64 = 0
-        var cursor: Int64 = Int64.min
-        while true {
-            let page = try connection.query(LedgerStore.selectTransfers + " WHERE timestamp > \(cursor) ORDER BY timestamp LIMIT \(pageSize)")
-            for row in page {
-                let transfer = try LedgerStore.transfer(row)
-                report.transfers += 1
-                if transfer.timestamp.nanoseconds <= lastTimestamp {
-                    report.problems.append("transfer \(transfer.id): timestamp does not increase")
-                }
-                lastTimestamp = transfer.timestamp.nanoseconds
-                for id in [transfer.debitAccountID, transfer.creditAccountID] {
-                    guard let account = accounts[id] else {
-                        report.problems.append("transfer \(transfer.id) names missing account \(id)")
-                        continue
-                    }
-                    if account.asset != transfer.asset {
-                        report.problems.append("transfer \(transfer.id) is in \(transfer.asset) but account \(id) holds \(account.asset)")
-                    }
-                }
-                switch transfer.kind {
-                case .posted, .postPending:
-                    replayed[transfer.debitAccountID, default: Replayed()].debitsPosted.add(transfer.amount)
-                    replayed[transfer.creditAccountID, default: Replayed()].creditsPosted.add(transfer.amount)
-                    if transfer.kind == .postPending { resolutions[transfer.pendingID!] = transfer.id }
-                case .pending:
-                    holds[transfer.id] = transfer
-                    if pending[transfer.id] == nil { report.problems.append("hold \(transfer.id) has no pending status") }
-                case .voidPending:
-                    resolutions[transfer.pendingID!] = transfer.id
-                }
-                if transfer.kind == .postPending || transfer.kind == .voidPending {
-                    guard let hold = holds[transfer.pendingID!] else {
-                        report.problems.append(
-                            "transfer \(transfer.id) resolves hold \(transfer.pendingID!), which is not an earlier pending transfer"
-                        )
-                        continue
-                    }
-                    if transfer.amount > hold.amount {
-                        report.problems.append("transfer \(transfer.id) posts more than its hold")
-                    }
-                }
-            }
-            guard page.count == pageSize, let last = page.last else { break }
-            cursor = try last.int(1)
-        }
-        for (id, status) in pending {
-            guard let hold = holds[id] else {
-                report.problems.append("pending status \(id) has no hold transfer")
-                continue
-            }
-            switch status.state {
-            case .pending:
-                report.holdsPending += 1
-                replayed[hold.debitAccountID, default: Replayed()].debitsPending.add(hold.amount)
-                replayed[hold.creditAccountID, default: Replayed()].creditsPending.add(hold.amount)
-                if resolutions[id] != nil { report.problems.append("hold \(id) is pending but was resolved by \(resolutions[id]!)") }
-            case .posted, .voided:
-                if resolutions[id] == nil || resolutions[id] != status.resolvedBy {
-                    report.problems.append("hold \(id) is \(status.state.rawValue) but no matching transfer resolves it")
-                }
-            case .expired:
-                if let by = resolutions[id] { report.problems.append("hold \(id) expired but was also resolved by \(by)") }
-            }
-        }
-        for account in accounts.values.sorted(by: { $0.id < $1.id }) {
-            let expected = replayed[account.id] ?? Replayed()
-            var stored = Replayed()
-            stored.debitsPosted.add(account.debitsPosted)
-            stored.creditsPosted.add(account.creditsPosted)
-            stored.debitsPending.add(account.debitsPending)
-            stored.creditsPending.add(account.creditsPending)
-            if expected.debitsPosted != stored.debitsPosted || expected.creditsPosted != stored.creditsPosted
-                || expected.debitsPending != stored.debitsPending || expected.creditsPending != stored.creditsPending
-            {
-                report.problems.append("account \(account.id): balances differ from the replay of its transfers")
-            }
-        }
-
-        // 3: exactly one event per transfer.
-        let transferEventTypes = [
-            "ledger.transfer.posted", "ledger.transfer.pending", "ledger.transfer.pending_posted", "ledger.transfer.pending_voided",
-        ]
-        let placeholders = transferEventTypes.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
-        let eventCount = try connection.queryFirst(
-            "SELECT count(*), count(DISTINCT subject) FROM hub_events WHERE type IN (\(placeholders))",
-            transferEventTypes.map(SQLValue.text)
-        )!
-        let events = try eventCount.int(0)
-        let distinct = try eventCount.int(1)
-        if events != Int64(report.transfers) || distinct != events {
-            report.problems.append("\(report.transfers) transfers but \(events) transfer events (\(distinct) distinct subjects)")
-        }
-        return report
     }
 }

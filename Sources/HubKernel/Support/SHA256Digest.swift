@@ -4,7 +4,7 @@ import CSodium
 /// hashes, cache keys and derived ids.
 enum SHA256Digest {
     static func hash(_ input: some Collection<UInt8>) -> [UInt8] {
-        _ = sodium_init()  // idempotent; hashing needs no other set-up
+        Sodium.requireReady()
         let message = Array(input)
         var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_bytes()))
         _ = crypto_hash_sha256(&digest, message, UInt64(message.count))

@@ -1,5 +1,4 @@
 import COpenSSL
-import CSodium
 import Foundation
 
 /// Signs and verifies webhook requests per the Standard Webhooks scheme (symmetric, `v1`).
@@ -45,10 +44,7 @@ public struct StandardWebhookSigner: Sendable {
     /// A new random secret: `whsec_` + base64 of `byteCount` bytes from libsodium's generator.
     public static func generateSecret(byteCount: Int = 32) -> String {
         precondition(secretByteRange.contains(byteCount), "a Standard Webhooks secret has 24 to 64 bytes")
-        precondition(webhookSodiumReady, "sodium_init() failed")
-        var bytes = [UInt8](repeating: 0, count: byteCount)
-        bytes.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
-        return secretPrefix + Data(bytes).base64EncodedString()
+        return secretPrefix + Data(Sodium.randomBytes(byteCount)).base64EncodedString()
     }
 
     /// The `webhook-signature` value for one request: `v1,<base64 HMAC-SHA256>`.
@@ -134,7 +130,3 @@ public struct StandardWebhookSigner: Sendable {
         a.withUnsafeBytes { a in b.withUnsafeBytes { b in CRYPTO_memcmp(a.baseAddress, b.baseAddress, a.count) == 0 } }
     }
 }
-
-/// Whether `sodium_init()` succeeded; a global `let` runs it once, lazily and thread-safely.
-/// It returns 1 when another part of the process initialised libsodium first, which is fine.
-let webhookSodiumReady: Bool = sodium_init() >= 0

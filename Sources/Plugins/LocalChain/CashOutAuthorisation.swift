@@ -1,5 +1,5 @@
-import ChainKit
-import HubKernel
+package import ChainKit
+package import HubKernel
 
 /// What an attendee signs, besides the burn transaction itself, to say where a cash-out pays.
 ///
@@ -9,9 +9,9 @@ import HubKernel
 /// account and be paid. So the sender also signs, with `personal_sign` (EIP-191, which every
 /// Ethereum wallet offers), a short text naming the chain, the burn's hash and the payout
 /// account; the hub pays only the account the burn's own sender named.
-enum CashOutAuthorisation {
+package enum CashOutAuthorisation {
     /// The text the sender signs: readable in a wallet's signing prompt, exact to the byte.
-    static func message(chainID: UInt64, transactionHash: String, payout: AccountID) -> String {
+    package static func message(chainID: UInt64, transactionHash: String, payout: AccountID) -> String {
         "hubd cash-out\nchain: \(chainID)\ntransaction: \(transactionHash)\npayout account: \(payout)"
     }
 

@@ -1,8 +1,9 @@
-import ChainKit
-import HubKernel
+package import ChainKit
+package import HubKernel
 
 /// An event chain as stored: its settings, validator and head.
-struct LocalChain: Sendable, Equatable {
+/// (`package`: the test harness of this package reads a chain's head; not API for other packages.)
+package struct LocalChain: Sendable, Equatable {
     enum Status: String, Sendable, Codable {
         /// Takes transactions.
         case active
@@ -26,7 +27,7 @@ struct LocalChain: Sendable, Equatable {
     var validator: EthereumAddress
     var sealedKey: [UInt8]
     var genesisHash: String
-    var headNumber: UInt64
+    package var headNumber: UInt64
     var headHash: String
     var headTimeMs: Int64
     var createdAt: Int64
@@ -43,7 +44,8 @@ struct HostLocation: Sendable, Equatable {
 }
 
 /// An account of a chain's state and the ledger account that mirrors its balance.
-struct ChainAccount: Sendable, Equatable {
+/// (`package`: the test harness of this package reads accounts; not API for other packages.)
+package struct ChainAccount: Sendable, Equatable {
     var address: EthereumAddress
     var nonce: UInt64
     var balance: UInt128

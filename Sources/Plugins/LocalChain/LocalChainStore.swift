@@ -1,10 +1,11 @@
-import ChainKit
+package import ChainKit
 import Foundation
-import HubKernel
+package import HubKernel
 
 /// The rail's SQL. Synchronous; always called inside a `database.read`/`write` (or a ledger
 /// transaction) on the worker's thread. Hashes and addresses are stored as lowercase `0x` hex.
-enum LocalChainStore {
+/// (`package`: the test harness of this package reads through it; not API for other packages.)
+package enum LocalChainStore {
     static let tables = ["localchain_chains", "localchain_accounts", "localchain_pool", "localchain_blocks", "localchain_transactions"]
 
     // MARK: Chains
@@ -28,7 +29,7 @@ enum LocalChainStore {
         )
     }
 
-    static func chain(_ id: UInt64, forUpdate: Bool = false, on connection: any SQLConnection) throws -> LocalChain? {
+    package static func chain(_ id: UInt64, forUpdate: Bool = false, on connection: any SQLConnection) throws -> LocalChain? {
         try connection.queryFirst(
             "SELECT \(chainColumns) FROM localchain_chains WHERE chain_id = $1" + (forUpdate ? connection.dialect.forUpdate : ""),
             [.int(Int64(clamping: id))]
@@ -97,7 +98,7 @@ enum LocalChainStore {
 
     // MARK: Accounts
 
-    static func account(chainID: UInt64, address: EthereumAddress, on connection: any SQLConnection) throws -> ChainAccount? {
+    package static func account(chainID: UInt64, address: EthereumAddress, on connection: any SQLConnection) throws -> ChainAccount? {
         try connection.queryFirst(
             "SELECT address, nonce, balance, ledger_account_id FROM localchain_accounts WHERE chain_id = $1 AND address = $2",
             [.int(Int64(clamping: chainID)), .text(address.description)]
@@ -167,7 +168,7 @@ enum LocalChainStore {
         ).map(poolEntry)
     }
 
-    static func poolCount(chainID: UInt64, on connection: any SQLConnection) throws -> Int {
+    package static func poolCount(chainID: UInt64, on connection: any SQLConnection) throws -> Int {
         Int(try connection.queryFirst("SELECT count(*) FROM localchain_pool WHERE chain_id = $1", [.int(Int64(clamping: chainID))])?.int(0) ?? 0)
     }
 

@@ -1,5 +1,5 @@
-import CSodium
 import Foundation
+import HubKernel
 import Synchronization
 
 #if canImport(Glibc)
@@ -8,9 +8,10 @@ import Synchronization
 
 /// Keeps validator keys encrypted at rest (the kernel has no secrets vault yet, DESIGN §3.5).
 ///
-/// Each chain's 32-byte secp256k1 key is sealed with XChaCha20-Poly1305 (libsodium's IETF AEAD)
-/// under a 32-byte key-encryption key (KEK); the chain id is the associated data, so a sealed key
-/// copied onto another chain's row does not open. Stored form: `nonce (24) ‖ ciphertext+tag (48)`.
+/// Each chain's 32-byte secp256k1 key is sealed with the kernel's ``KeyEncryptionKey``
+/// (XChaCha20-Poly1305) under a 32-byte key-encryption key (KEK); the chain id is the associated
+/// data, so a sealed key copied onto another chain's row does not open. Stored form:
+/// `nonce (24) ‖ ciphertext+tag (48)`.
 ///
 /// The KEK lives in a file outside the database (`key_file` in the plugin's config, or
 /// `HUB_LOCALCHAIN_KEY_FILE`): created at first use with 32 random bytes and mode 0600, refused
@@ -18,76 +19,36 @@ import Synchronization
 /// alone therefore reveals no validator key. Losing the file loses the ability to seal blocks.
 final class ValidatorKeyVault: Sendable {
     let path: String
-    private let kek = Mutex<[UInt8]?>(nil)
+    private let kek = Mutex<KeyEncryptionKey?>(nil)
 
     init(path: String) { self.path = path }
 
-    static let sodiumReady: Bool = sodium_init() >= 0
-
-    /// A fresh random private key (valid for secp256k1: libsodium's generator, retried in the
-    /// astronomically unlikely case it is zero or above the curve order).
+    /// A fresh random private key (valid for secp256k1: the system's CSPRNG, getrandom(2) on
+    /// Linux, retried in the astronomically unlikely case it is zero or above the curve order).
     static func randomPrivateKey(isValid: ([UInt8]) -> Bool) -> [UInt8] {
-        precondition(sodiumReady, "sodium_init() failed")
+        var generator = SystemRandomNumberGenerator()
         while true {
-            var key = [UInt8](repeating: 0, count: 32)
-            key.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, 32) }
+            let key = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
             if isValid(key) { return key }
         }
     }
 
     func seal(_ privateKey: [UInt8], chainID: UInt64) throws -> [UInt8] {
-        let kek = try keyEncryptionKey()
-        var nonce = [UInt8](repeating: 0, count: Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES))
-        nonce.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
-        let ad = Self.associatedData(chainID)
-        var out = [UInt8](repeating: 0, count: privateKey.count + Int(crypto_aead_xchacha20poly1305_ietf_ABYTES))
-        var outLength: UInt64 = 0
-        let status = crypto_aead_xchacha20poly1305_ietf_encrypt(
-            &out,
-            &outLength,
-            privateKey,
-            UInt64(privateKey.count),
-            ad,
-            UInt64(ad.count),
-            nil,
-            nonce,
-            kek
-        )
-        guard status == 0 else { throw LocalChainFailure("sealing the validator key failed") }
-        return nonce + out.prefix(Int(outLength))
+        try keyEncryptionKey().seal(privateKey, associatedData: Self.associatedData(chainID))
     }
 
     func open(_ sealed: [UInt8], chainID: UInt64) throws -> [UInt8] {
-        let kek = try keyEncryptionKey()
-        let nonceLength = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
-        let tagLength = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
-        guard sealed.count == nonceLength + 32 + tagLength else { throw LocalChainFailure("a sealed validator key has the wrong length") }
-        let nonce = Array(sealed.prefix(nonceLength))
-        let cipher = Array(sealed.dropFirst(nonceLength))
-        let ad = Self.associatedData(chainID)
-        var out = [UInt8](repeating: 0, count: 32)
-        var outLength: UInt64 = 0
-        let status = crypto_aead_xchacha20poly1305_ietf_decrypt(
-            &out,
-            &outLength,
-            nil,
-            cipher,
-            UInt64(cipher.count),
-            ad,
-            UInt64(ad.count),
-            nonce,
-            kek
-        )
-        guard status == 0, outLength == 32 else {
+        guard sealed.count == KeyEncryptionKey.overhead + 32 else { throw LocalChainFailure("a sealed validator key has the wrong length") }
+        guard let key = try keyEncryptionKey().open(sealed, associatedData: Self.associatedData(chainID)), key.count == 32 else {
             throw LocalChainFailure("the validator key of chain \(chainID) does not open with the key in \(path) (wrong key file?)")
         }
-        return out
+        return key
     }
 
     static func associatedData(_ chainID: UInt64) -> [UInt8] { Array("hubd-localchain-validator:\(chainID)".utf8) }
 
     /// Loads the KEK once (creating the file on first use).
-    func keyEncryptionKey() throws -> [UInt8] {
+    func keyEncryptionKey() throws -> KeyEncryptionKey {
         try kek.withLock { cached in
             if let cached { return cached }
             let key = try Self.loadOrCreate(path)
@@ -111,19 +72,17 @@ final class ValidatorKeyVault: Sendable {
         return nil
     }
 
-    static func loadOrCreate(_ path: String) throws -> [UInt8] {
-        precondition(sodiumReady, "sodium_init() failed")
+    static func loadOrCreate(_ path: String) throws -> KeyEncryptionKey {
         if FileManager.default.fileExists(atPath: path) {
             if let problem = problem(at: path) { throw LocalChainFailure(problem) }
-            guard let data = FileManager.default.contents(atPath: path), data.count == 32 else {
+            guard let data = FileManager.default.contents(atPath: path), let key = KeyEncryptionKey(keyBytes: Array(data)) else {
                 throw LocalChainFailure("\(path) must hold exactly 32 bytes (the local chain's key-encryption key)")
             }
-            return Array(data)
+            return key
         }
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-        var key = [UInt8](repeating: 0, count: 32)
-        key.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, 32) }
+        let key = KeyEncryptionKey.random()
         // O_EXCL: two processes starting together cannot both create (and so disagree on) the key.
         let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard fd >= 0 else {
@@ -131,7 +90,7 @@ final class ValidatorKeyVault: Sendable {
             throw LocalChainFailure("cannot create \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
-        let written = key.withUnsafeBytes { write(fd, $0.baseAddress!, 32) }
+        let written = key.keyBytes.withUnsafeBytes { write(fd, $0.baseAddress!, 32) }
         guard written == 32, fsync(fd) == 0 else { throw LocalChainFailure("cannot write \(path)") }
         return key
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HubKernel
+import HubServer
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

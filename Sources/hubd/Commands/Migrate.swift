@@ -1,5 +1,6 @@
 import ArgumentParser
 import HubKernel
+import HubServer
 
 struct Migrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HubKernel
+import HubServer
 import Hummingbird
 import Logging
 import NIOCore

@@ -1,6 +1,7 @@
 import ArgumentParser
 import HubKernel
 import HubLocalChain
+import HubServer
 
 struct Verify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,7 +37,10 @@ struct Verify: AsyncParsableCommand {
         }
         print(report)
         if let chains {
-            print("local chains: \(chains.chains), accounts: \(chains.accounts), blocks: \(chains.blocks)" + (chains.problems.isEmpty ? ", all match the ledger" : ""))
+            print(
+                "local chains: \(chains.chains), accounts: \(chains.accounts), blocks: \(chains.blocks)"
+                    + (chains.problems.isEmpty ? ", all match the ledger" : "")
+            )
         }
         if !report.passed { throw ExitCode(1) }
     }

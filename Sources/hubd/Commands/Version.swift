@@ -1,5 +1,6 @@
 import ArgumentParser
 import HubKernel
+import HubServer
 
 struct Version: ParsableCommand {
     static let configuration = CommandConfiguration(

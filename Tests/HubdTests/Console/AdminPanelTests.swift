@@ -1,11 +1,11 @@
 import Foundation
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 /// The declarative ``AdminPanel`` (lists, columns, detail views) as `GET /v1/plugins` carries it to
 /// the console, and panels from before lists existed.

@@ -1,12 +1,12 @@
 import Foundation
 import HTTPTypes
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 /// The admin console's shells and assets as `hubd` serves them (the browser test in
 /// `tools/browser/` drives the same pages in Chromium).

@@ -1,11 +1,11 @@
 import Foundation
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 /// Rail panels in the console: the navigation names every running rail with a panel and
 /// `/admin/rails/<id>` renders the generic panel page (its JavaScript draws the panel from

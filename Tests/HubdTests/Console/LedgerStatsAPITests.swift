@@ -1,11 +1,11 @@
 import Foundation
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 /// `GET /v1/ledger/stats`, the data of the console's overview charts, on both backends.
 @Suite("ledger stats API", .timeLimit(.minutes(2)))

@@ -1,11 +1,12 @@
 import Foundation
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
 
 @testable import HubKernel
-@testable import hubd
 
 /// Issue #12, access: sessions that end, keys whose scopes mean what they say, and who manages
 /// whom. Real tokens and keys throughout (no test authenticator).

@@ -1,13 +1,14 @@
 import ChainKit
 import Foundation
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
 
 @testable import HubLocalChain
-@testable import hubd
 
 /// Issue #12, the local chain: attacks on its money that succeeded before the fixes.
 @Suite("security: local chain", .timeLimit(.minutes(3)))
@@ -127,14 +128,14 @@ struct ChainSecurityTests {
             let refused = try await api.send(chainID, raw: short.raw)
             #expect(refused.status == .unprocessableContent, "\(refused.text)")
             #expect(problemCode(refused) == "intrinsic_gas_too_low")
-            let viaRPC = try await LocalChainRPCTests.call(api, chainID, "eth_sendRawTransaction", [Hex.encode(short.raw)])
+            let viaRPC = try await api.call(chainID, "eth_sendRawTransaction", [Hex.encode(short.raw)])
             let rpcError = try #require(viaRPC["error"] as? [String: Any])
             #expect((rpcError["message"] as? String)?.contains("intrinsic gas too low") == true, "\(rpcError)")
             #expect(try await api.poolCount(chainID) == 0)
             #expect(try await api.account(chainID, alice)?.nonce == 0)
 
             func estimate(_ call: [String: Any]) async throws -> [String: Any] {
-                try await LocalChainRPCTests.call(api, chainID, "eth_estimateGas", [call])
+                try await api.call(chainID, "eth_estimateGas", [call])
             }
             let affordable = try await estimate(["from": alice.checksummed, "to": bob.checksummed, "value": "0x3e8"])
             #expect(affordable["result"] as? String == "0x5208")

@@ -1,6 +1,8 @@
 import ChainKit
 import Foundation
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -8,7 +10,6 @@ import Testing
 
 @testable import HubBLESessions
 @testable import HubLocalChain
-@testable import hubd
 
 /// Issue #12, money: who may move which money. Each test replays an attack that succeeded before
 /// the fix and checks that it is refused and changes nothing.

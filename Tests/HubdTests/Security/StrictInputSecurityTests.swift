@@ -1,4 +1,6 @@
 import Foundation
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -7,7 +9,6 @@ import Testing
 @testable import HubBLESessions
 @testable import HubKernel
 @testable import HubLocalChain
-@testable import hubd
 
 /// Issue #12, input: what a client did not mean is refused, naming the member.
 @Suite("security: strict input", .timeLimit(.minutes(2)))

@@ -1,12 +1,13 @@
 import Foundation
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
 
 @testable import HubBLESessions
-@testable import hubd
 
 /// Issue #12, webhooks: the hub must not be turned into a client of its own network.
 @Suite("security: webhooks", .timeLimit(.minutes(2)))

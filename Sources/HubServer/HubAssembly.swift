@@ -1,13 +1,17 @@
-import HubKernel
+public import HubKernel
 import Hummingbird
-import Logging
+public import Logging
 import Prometheus
 
 /// Builds a ``Hub`` from the configuration: the kernel's parts, then the enabled plugins (whose
 /// configuration errors stop start-up naming file, plugin and field), then the migrator over the
 /// kernel's and the plugins' migrations.
-enum HubAssembly {
-    static func make(
+public enum HubAssembly {
+    /// Builds the kernel and the rails `pluginsFile` enables (among `builtIn`).
+    /// - Parameters:
+    ///   - authenticator: replaces the kernel's (cached) authenticator; tests pass a double here.
+    /// - Throws: ``ConfigurationError`` naming the plugins file, plugin and field a rail refused.
+    public static func make(
         database: Database,
         pluginsFile: PluginsFile,
         builtIn: [any RailPlugin.Type] = BuiltInPlugins.all,
@@ -84,7 +88,7 @@ enum HubAssembly {
     }
 
     /// The kernel's migrations, then each running plugin's as its own group.
-    static func migrator(for hub: Hub) -> Migrator {
+    public static func migrator(for hub: Hub) -> Migrator {
         Migrator([(group: .kernel, migrations: Ledger.migrations)] + hub.plugins.migrationGroups)
     }
 }

@@ -1,31 +1,19 @@
 import ChainKit
 import Foundation
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
 
 @testable import HubLocalChain
-@testable import hubd
 
 /// The JSON-RPC endpoint as a client library sees it (web3.py drives it live in CI:
 /// `scripts/localchain-web3-test.sh`); here the protocol's edges and error codes.
 @Suite("local chain JSON-RPC", .timeLimit(.minutes(3)))
 struct LocalChainRPCTests {
-    static func rpc(_ api: LocalChainAPI, _ chainID: UInt64, _ body: Any) async throws -> TestResponse {
-        try await api.client.execute(
-            uri: "/v1/rails/localchain/chains/\(chainID)/rpc",
-            method: .post,
-            headers: jsonHeaders,
-            body: jsonBody(body)
-        )
-    }
-
-    static func call(_ api: LocalChainAPI, _ chainID: UInt64, _ method: String, _ params: [Any] = []) async throws -> [String: Any] {
-        try (try await rpc(api, chainID, ["jsonrpc": "2.0", "id": 7, "method": method, "params": params])).json()
-    }
-
     @Test("wallet calls: chain id, balances, nonces (pending too), send, transaction, receipt, blocks", arguments: TestBackend.enabled)
     func walletFlow(backend: TestBackend) async throws {
         try await withLocalChainHub(on: backend) { hub, api in
@@ -33,50 +21,50 @@ struct LocalChainRPCTests {
             #expect(try await api.createChain(chainID).status == .created)
             let alice = TestKeys.address(TestKeys.alice)
             let bob = TestKeys.address(TestKeys.bob)
-            #expect(try await Self.call(api, chainID, "eth_chainId")["result"] as? String == "0x13ec")
-            #expect(try await Self.call(api, chainID, "net_version")["result"] as? String == "5100")
-            #expect(try await Self.call(api, chainID, "eth_blockNumber")["result"] as? String == "0x0")
+            #expect(try await api.call(chainID, "eth_chainId")["result"] as? String == "0x13ec")
+            #expect(try await api.call(chainID, "net_version")["result"] as? String == "5100")
+            #expect(try await api.call(chainID, "eth_blockNumber")["result"] as? String == "0x0")
             #expect(try await api.grant(chainID, to: alice, amount: "1000").status == .accepted)
             try await api.waitSealed(chainID)
-            #expect(try await Self.call(api, chainID, "eth_getBalance", [alice.checksummed, "latest"])["result"] as? String == "0x3e8")
+            #expect(try await api.call(chainID, "eth_getBalance", [alice.checksummed, "latest"])["result"] as? String == "0x3e8")
 
             let first = try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 0, to: bob, value: 16)
-            let sent = try await Self.call(api, chainID, "eth_sendRawTransaction", [Hex.encode(first.raw)])
+            let sent = try await api.call(chainID, "eth_sendRawTransaction", [Hex.encode(first.raw)])
             #expect(sent["result"] as? String == Hex.encode(first.hash))
             // While it waits: pending counts it, latest does not; the transaction is known without a block.
             let third = try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 2, to: bob, value: 1)
-            _ = try await Self.call(api, chainID, "eth_sendRawTransaction", [Hex.encode(third.raw)])
-            let pendingTx = try await Self.call(api, chainID, "eth_getTransactionByHash", [Hex.encode(third.hash)])
+            _ = try await api.call(chainID, "eth_sendRawTransaction", [Hex.encode(third.raw)])
+            let pendingTx = try await api.call(chainID, "eth_getTransactionByHash", [Hex.encode(third.hash)])
             #expect((pendingTx["result"] as? [String: Any])?["blockHash"] is NSNull)
-            #expect(try await Self.call(api, chainID, "eth_getTransactionReceipt", [Hex.encode(third.hash)])["result"] is NSNull)
+            #expect(try await api.call(chainID, "eth_getTransactionReceipt", [Hex.encode(third.hash)])["result"] is NSNull)
             try await eventually("the first transfer to be sealed") {
-                (try await Self.call(api, chainID, "eth_getTransactionReceipt", [Hex.encode(first.hash)])["result"] as? [String: Any]) != nil
+                (try await api.call(chainID, "eth_getTransactionReceipt", [Hex.encode(first.hash)])["result"] as? [String: Any]) != nil
             }
-            #expect(try await Self.call(api, chainID, "eth_getTransactionCount", [alice.checksummed, "latest"])["result"] as? String == "0x1")
-            #expect(try await Self.call(api, chainID, "eth_getTransactionCount", [alice.checksummed, "pending"])["result"] as? String == "0x1")
+            #expect(try await api.call(chainID, "eth_getTransactionCount", [alice.checksummed, "latest"])["result"] as? String == "0x1")
+            #expect(try await api.call(chainID, "eth_getTransactionCount", [alice.checksummed, "pending"])["result"] as? String == "0x1")
 
             let receipt = try #require(
-                try await Self.call(api, chainID, "eth_getTransactionReceipt", [Hex.encode(first.hash)])["result"] as? [String: Any]
+                try await api.call(chainID, "eth_getTransactionReceipt", [Hex.encode(first.hash)])["result"] as? [String: Any]
             )
             #expect(receipt["status"] as? String == "0x1")
             #expect(receipt["from"] as? String == alice.checksummed)
             let blockHash = try #require(receipt["blockHash"] as? String)
-            let byHash = try #require(try await Self.call(api, chainID, "eth_getBlockByHash", [blockHash, true])["result"] as? [String: Any])
+            let byHash = try #require(try await api.call(chainID, "eth_getBlockByHash", [blockHash, true])["result"] as? [String: Any])
             let transactions = try #require(byHash["transactions"] as? [[String: Any]])
             #expect(transactions.contains { $0["hash"] as? String == Hex.encode(first.hash) && $0["from"] as? String == alice.checksummed })
             let number = try #require(byHash["number"] as? String)
-            let byNumber = try #require(try await Self.call(api, chainID, "eth_getBlockByNumber", [number, false])["result"] as? [String: Any])
+            let byNumber = try #require(try await api.call(chainID, "eth_getBlockByNumber", [number, false])["result"] as? [String: Any])
             #expect(byNumber["hash"] as? String == blockHash)
             #expect((byNumber["transactions"] as? [String])?.contains(Hex.encode(first.hash)) == true)
-            #expect(try await Self.call(api, chainID, "eth_getBlockByNumber", ["0xffff", false])["result"] is NSNull)
-            #expect(try await Self.call(api, chainID, "eth_getBlockByNumber", ["earliest", false])["result"] is [String: Any])
-            #expect(try await Self.call(api, chainID, "eth_getCode", [bob.checksummed, "latest"])["result"] as? String == "0x")
+            #expect(try await api.call(chainID, "eth_getBlockByNumber", ["0xffff", false])["result"] is NSNull)
+            #expect(try await api.call(chainID, "eth_getBlockByNumber", ["earliest", false])["result"] is [String: Any])
+            #expect(try await api.call(chainID, "eth_getCode", [bob.checksummed, "latest"])["result"] as? String == "0x")
             #expect(
-                try await Self.call(api, chainID, "eth_estimateGas", [["from": alice.checksummed, "to": bob.checksummed, "value": "0x1"]])["result"]
+                try await api.call(chainID, "eth_estimateGas", [["from": alice.checksummed, "to": bob.checksummed, "value": "0x1"]])["result"]
                     as? String == "0x5208"
             )
-            #expect(try await Self.call(api, chainID, "eth_gasPrice")["result"] as? String == "0x0")
-            let history = try #require(try await Self.call(api, chainID, "eth_feeHistory", ["0x2", "latest", [25, 75]])["result"] as? [String: Any])
+            #expect(try await api.call(chainID, "eth_gasPrice")["result"] as? String == "0x0")
+            let history = try #require(try await api.call(chainID, "eth_feeHistory", ["0x2", "latest", [25, 75]])["result"] as? [String: Any])
             #expect((history["reward"] as? [[String]])?.first?.count == 2)
         }
     }
@@ -96,18 +84,17 @@ struct LocalChainRPCTests {
             )
             #expect(notJSON.status == .ok)
             #expect(code(try notJSON.json()) == -32700)
-            #expect(code(try (try await Self.rpc(api, chainID, ["method": "eth_chainId", "id": 1])).json()) == -32600)
-            #expect(code(try await Self.call(api, chainID, "eth_mine")) == -32601)
-            #expect(code(try await Self.call(api, chainID, "eth_getBalance", ["0x1234"])) == -32602)
-            #expect(code(try await Self.call(api, chainID, "eth_sendRawTransaction", ["0xzz"])) == -32602)
+            #expect(code(try (try await api.rpc(chainID, ["method": "eth_chainId", "id": 1])).json()) == -32600)
+            #expect(code(try await api.call(chainID, "eth_mine")) == -32601)
+            #expect(code(try await api.call(chainID, "eth_getBalance", ["0x1234"])) == -32602)
+            #expect(code(try await api.call(chainID, "eth_sendRawTransaction", ["0xzz"])) == -32602)
             let wrongChain = try signedTransfer(TestKeys.alice, chainID: 1, nonce: 0, to: TestKeys.address(TestKeys.bob), value: 1)
-            let refused = try await Self.call(api, chainID, "eth_sendRawTransaction", [Hex.encode(wrongChain.raw)])
+            let refused = try await api.call(chainID, "eth_sendRawTransaction", [Hex.encode(wrongChain.raw)])
             #expect(code(refused) == -32000)
             #expect((refused["error"] as? [String: Any])?["data"] as? String == "wrong_chain_id")
             #expect(try await api.poolCount(chainID) == 0)
 
-            let batch = try await Self.rpc(
-                api,
+            let batch = try await api.rpc(
                 chainID,
                 [
                     ["jsonrpc": "2.0", "id": 1, "method": "eth_chainId"],
@@ -121,8 +108,8 @@ struct LocalChainRPCTests {
             #expect(answers[0]["result"] as? String == "0x1450")
             #expect(code(answers[1]) == -32601 && answers[1]["id"] as? String == "b")
             #expect(code(answers[2]) == -32600)
-            #expect(code(try (try await Self.rpc(api, chainID, [Any]())).json()) == -32600)
-            let unknown = try await Self.rpc(api, 999_999, ["jsonrpc": "2.0", "id": 1, "method": "eth_chainId"])
+            #expect(code(try (try await api.rpc(chainID, [Any]())).json()) == -32600)
+            let unknown = try await api.rpc(999_999, ["jsonrpc": "2.0", "id": 1, "method": "eth_chainId"])
             #expect(unknown.status == .notFound)
         }
     }

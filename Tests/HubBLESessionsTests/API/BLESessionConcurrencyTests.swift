@@ -2,11 +2,11 @@ import Foundation
 import HTTPTypes
 import HubBLESessions
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 /// Races on one session: the first lock wins, and one share is paid once whatever the keys.
 @Suite("BLE sessions: races", .timeLimit(.minutes(3)))

@@ -1,7 +1,7 @@
 import Foundation
 import HubConsole
-import HubKernel
-import Hummingbird
+public import HubKernel
+public import Hummingbird
 import Logging
 import NIOCore
 import Prometheus
@@ -10,7 +10,7 @@ import Prometheus
 /// it (ServiceGroup order), so no request meets a stopped writer. `onListening` runs once the
 /// socket is bound: what the operator is told ("serving", the bootstrap token) waits for that,
 /// so a busy port never announces a server that is about to die.
-func buildApplication(
+public func buildApplication(
     configuration: HubConfiguration,
     hub: Hub,
     onListening: @escaping @Sendable () async -> Void = {}
@@ -27,7 +27,7 @@ func buildApplication(
 /// The routes and the middleware every request passes, outermost first: metrics (counts what the
 /// client saw), problems (every error as `problem+json`), request log, authentication,
 /// idempotency keys. The admin console's pages pass them too and add their own security headers.
-func buildRouter(hub: Hub) -> Router<HubRequestContext> {
+public func buildRouter(hub: Hub) -> Router<HubRequestContext> {
     let router = Router(context: HubRequestContext.self)
     router.add(middleware: HTTPMetricsMiddleware(factory: hub.metricsFactory))
     router.add(middleware: ProblemMiddleware())
@@ -93,7 +93,7 @@ func addOperationalRoutes(to router: Router<HubRequestContext>, hub: Hub) {
             throw Problem(
                 .internalServerError,
                 code: "openapi_missing",
-                detail: "The OpenAPI document was not installed beside the hubd executable (hubd_hubd.resources)."
+                detail: "The OpenAPI document was not installed beside the hubd executable (hubd_HubServer.resources)."
             )
         }
         return Response(

@@ -1,19 +1,20 @@
-import Foundation
-import HubKernel
-import HubTestSupport
-import Hummingbird
-import HummingbirdTesting
+public import Foundation
+public import HubKernel
+public import HubServer
+public import HubTestSupport
+public import Hummingbird
+public import HummingbirdTesting
 import Logging
 import ServiceLifecycle
 import Testing
 
-@testable import hubd
-
 /// TEST DOUBLE for the identity services in tests of other endpoints: the bearer credential
 /// `test|<user id>|<role>[,<role>][|<scope>,<scope>]` is that user with those roles (and, with
 /// the fourth part, an API key's scopes). The identity endpoints are tested with real tokens.
-struct TestAuthenticator: Authenticator {
-    func authenticate(bearer credential: String) async throws -> Principal {
+public struct TestAuthenticator: Authenticator {
+    public init() {}
+
+    public func authenticate(bearer credential: String) async throws -> Principal {
         let parts = credential.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
         guard parts.count >= 3, parts[0] == "test" else {
             throw Problem(.unauthorized, code: "invalid_token", detail: "Not a test credential.")
@@ -25,7 +26,7 @@ struct TestAuthenticator: Authenticator {
 }
 
 /// The user id a test name stands for (stable: derived from the name).
-func testUserID(_ name: String) -> UserID {
+public func testUserID(_ name: String) -> UserID {
     // FNV-1a over the name (Hasher is seeded per process, so it would not be stable).
     var value: UInt128 = 0xcbf2_9ce4_8422_2325
     for byte in name.utf8 { value = (value ^ UInt128(byte)) &* 0x0000_0000_0100_0000_0000_0000_0000_013B }
@@ -35,22 +36,22 @@ func testUserID(_ name: String) -> UserID {
 }
 
 /// `testUserID(name)` as the API writes it.
-func uid(_ name: String) -> String { testUserID(name).description }
+public func uid(_ name: String) -> String { testUserID(name).description }
 
 /// The `Authorization` header of a test caller.
-func bearer(_ user: String, _ roles: String = "member", scopes: String? = nil) -> HTTPFields {
+public func bearer(_ user: String, _ roles: String = "member", scopes: String? = nil) -> HTTPFields {
     [.authorization: "Bearer test|\(user)|\(roles)" + (scopes.map { "|\($0)" } ?? "")]
 }
 
 /// Password hashing at libsodium's minimum cost: the tests check behaviour, not hardness.
-var testIdentityConfiguration: IdentityConfiguration {
+public var testIdentityConfiguration: IdentityConfiguration {
     var configuration = IdentityConfiguration()
     configuration.passwordParameters = .minimum
     return configuration
 }
 
 /// A migrated hub on `backend` with its services running, and a client for its router.
-func withTestHub(
+public func withTestHub(
     on backend: TestBackend,
     builtIn: [any RailPlugin.Type] = [],
     plugins: [PluginsFile.Entry] = [],
@@ -79,7 +80,7 @@ func withTestHub(
 /// A hub on an existing `database` (migrated if it is not yet): for tests that stop a hub and
 /// start another on the same data, as a restart would.
 @discardableResult
-func withTestHub<Value: Sendable>(
+public func withTestHub<Value: Sendable>(
     database: Database,
     builtIn: [any RailPlugin.Type] = [],
     plugins: [PluginsFile.Entry] = [],
@@ -113,26 +114,29 @@ func withTestHub<Value: Sendable>(
 
 extension TestResponse {
     /// The body as a JSON object.
-    func json() throws -> [String: Any] {
+    public func json() throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])
     }
 
-    var text: String { String(buffer: body) }
+    /// The body as text.
+    public var text: String { String(buffer: body) }
 
     /// The body as a JSON object, empty when it is not one (for use inside `#expect`).
-    var object: [String: Any] {
+    public var object: [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]) ?? [:]
     }
 }
 
 /// A JSON request body.
-func jsonBody(_ object: Any) -> ByteBuffer {
+public func jsonBody(_ object: Any) -> ByteBuffer {
     ByteBuffer(bytes: try! JSONSerialization.data(withJSONObject: object))
 }
 
-let jsonHeaders: HTTPFields = [.contentType: "application/json"]
+/// `Content-Type: application/json`.
+public let jsonHeaders: HTTPFields = [.contentType: "application/json"]
 
-func + (lhs: HTTPFields, rhs: HTTPFields) -> HTTPFields {
+/// Both header lists, `lhs` first.
+public func + (lhs: HTTPFields, rhs: HTTPFields) -> HTTPFields {
     var out = lhs
     out.append(contentsOf: rhs)
     return out

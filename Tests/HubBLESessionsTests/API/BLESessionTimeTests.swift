@@ -2,11 +2,11 @@ import Foundation
 import HTTPTypes
 import HubBLESessions
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 /// What time does to sessions, on a manual clock: lock expiry (during a pay, and by the
 /// sweeper), session expiry, and EID rotation with its grace period.
@@ -16,7 +16,11 @@ struct BLESessionTimeTests {
     func lockExpiresDuringPay(backend: TestBackend) async throws {
         let clock = ManualClock()
         // The sweeper ticks rarely here, so the pay is the one that finds the lapsed lock.
-        try await withBLEHub(on: backend, config: #"{"default_asset": "EUR", "sweep_interval_ms": 60000, "eid_rotation_seconds": 0}"#, clock: clock.ledgerClock) { hub, api in
+        try await withBLEHub(
+            on: backend,
+            config: #"{"default_asset": "EUR", "sweep_interval_ms": 60000, "eid_rotation_seconds": 0}"#,
+            clock: clock.ledgerClock
+        ) { hub, api in
             let id = try await api.open(amount: "900")["id"] as! String
             #expect(try await api.lock(id, as: "alice").status == .ok)
             clock.advance(seconds: 61)
@@ -29,9 +33,11 @@ struct BLESessionTimeTests {
             // The share is free again: another payer takes it and pays.
             #expect(try await api.lock(id, as: "bob").status == .ok)
             #expect(try await api.pay(id, as: "bob").status == .ok)
-            #expect(try await api.eventTypes() == [
-                "ble.session.created", "ble.session.locked", "ble.session.lock_expired", "ble.session.locked", "ble.session.paid",
-            ])
+            #expect(
+                try await api.eventTypes() == [
+                    "ble.session.created", "ble.session.locked", "ble.session.lock_expired", "ble.session.locked", "ble.session.paid",
+                ]
+            )
             try await hub.ledger.expectVerified()
         }
     }
@@ -54,9 +60,11 @@ struct BLESessionTimeTests {
             #expect(problemCode(try await api.lock(id, as: "carol")) == "session_expired")
             let detail = try await api.get("/sessions/\(id)", as: "payee")
             #expect((detail.object["locks"] as? [[String: Any]])?.map { $0["state"] as? String } == ["expired", "released"])
-            #expect(try await api.eventTypes() == [
-                "ble.session.created", "ble.session.locked", "ble.session.lock_expired", "ble.session.locked", "ble.session.expired",
-            ])
+            #expect(
+                try await api.eventTypes() == [
+                    "ble.session.created", "ble.session.locked", "ble.session.lock_expired", "ble.session.locked", "ble.session.expired",
+                ]
+            )
             try await hub.ledger.expectVerified()
         }
     }

@@ -1,13 +1,14 @@
 import ChainKit
 import Foundation
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
 
 @testable import HubLocalChain
-@testable import hubd
 
 @Suite("local chain explorer", .timeLimit(.minutes(3)))
 struct LocalChainExplorerTests {
@@ -69,7 +70,9 @@ struct LocalChainExplorerTests {
             #expect(one["value"] as? String == "10")
 
             let accounts = try await Self.all(api, "\(chainID)/accounts", key: "address")
-            #expect(Set(accounts) == Set([alice.checksummed, bob.checksummed, try EthereumAddress(created.json()["validator"] as! String).checksummed]))
+            #expect(
+                Set(accounts) == Set([alice.checksummed, bob.checksummed, try EthereumAddress(created.json()["validator"] as! String).checksummed])
+            )
             let bobAccount = try (try await Self.get(api, "\(chainID)/accounts/\(bob.checksummed)")).json()
             #expect(bobAccount["balance"] as? String == "30")
             let empty = try (try await Self.get(api, "\(chainID)/accounts/0x00000000000000000000000000000000000000e1")).json()

@@ -1,22 +1,21 @@
-import Foundation
-import HTTPTypes
+public import Foundation
+public import HTTPTypes
 import HubBLESessions
-import HubKernel
-import HubTestSupport
+public import HubKernel
+public import HubServer
+public import HubTestSupport
 import Hummingbird
-import HummingbirdTesting
+public import HummingbirdTesting
 import Testing
 
-@testable import hubd
-
 /// The rail's `plugins.json` entry with `config`; by default `EUR`, a fast sweeper, no rotation.
-func bleEntry(_ config: String = #"{"default_asset": "EUR", "sweep_interval_ms": 20, "eid_rotation_seconds": 0}"#) -> PluginsFile.Entry {
+public func bleEntry(_ config: String = #"{"default_asset": "EUR", "sweep_interval_ms": 20, "eid_rotation_seconds": 0}"#) -> PluginsFile.Entry {
     PluginsFile.Entry(id: BLESessionsPlugin.id, enabled: true, configJSON: config, place: "plugins[0]")
 }
 
 /// A test hub with the BLE sessions rail on, `EUR` (scale 2) as its default asset, and payers
 /// `alice`, `bob`, `carol` holding 100.00 EUR each in their wallets. `payee` has a wallet too.
-func withBLEHub(
+public func withBLEHub(
     on backend: TestBackend,
     config: String? = nil,
     clock: LedgerClock = .system,
@@ -45,24 +44,29 @@ func withBLEHub(
 }
 
 /// The rail's HTTP API as the tests call it.
-struct BLEAPI: Sendable {
-    let client: any TestClientProtocol
-    let ledger: Ledger
-    static let base = "/v1/rails/ble-sessions"
+public struct BLEAPI: Sendable {
+    public let client: any TestClientProtocol
+    public let ledger: Ledger
+    public static let base = "/v1/rails/ble-sessions"
 
-    func post(_ path: String, as user: String?, _ body: Any? = nil, headers: HTTPFields = [:]) async throws -> TestResponse {
+    public init(client: any TestClientProtocol, ledger: Ledger) {
+        self.client = client
+        self.ledger = ledger
+    }
+
+    public func post(_ path: String, as user: String?, _ body: Any? = nil, headers: HTTPFields = [:]) async throws -> TestResponse {
         var all = headers
         if let user { all = all + bearer(user) }
         if body != nil { all = all + jsonHeaders }
         return try await client.execute(uri: Self.base + path, method: .post, headers: all, body: body.map(jsonBody))
     }
 
-    func get(_ path: String, as user: String) async throws -> TestResponse {
+    public func get(_ path: String, as user: String) async throws -> TestResponse {
         try await client.execute(uri: Self.base + path, method: .get, headers: bearer(user))
     }
 
     /// Opens a session as `payee` and returns its JSON.
-    func open(amount: String = "2500", by payee: String = "payee", extra: [String: Any] = [:]) async throws -> [String: Any] {
+    public func open(amount: String = "2500", by payee: String = "payee", extra: [String: Any] = [:]) async throws -> [String: Any] {
         var body: [String: Any] = ["amount": amount]
         body.merge(extra) { $1 }
         let response = try await post("/sessions", as: payee, body)
@@ -70,43 +74,43 @@ struct BLEAPI: Sendable {
         return try response.json()
     }
 
-    func lock(_ id: String, as payer: String) async throws -> TestResponse {
+    public func lock(_ id: String, as payer: String) async throws -> TestResponse {
         try await post("/sessions/\(id)/lock", as: payer)
     }
 
-    func pay(_ id: String, as payer: String, key: String = UUID().uuidString) async throws -> TestResponse {
+    public func pay(_ id: String, as payer: String, key: String = UUID().uuidString) async throws -> TestResponse {
         try await post("/sessions/\(id)/pay", as: payer, headers: [.idempotencyKey: key])
     }
 
-    func resolve(eid: String) async throws -> TestResponse {
+    public func resolve(eid: String) async throws -> TestResponse {
         try await post("/resolve", as: nil, ["eid": eid])
     }
 
-    func session(_ id: String, as user: String = "payee") async throws -> [String: Any] {
+    public func session(_ id: String, as user: String = "payee") async throws -> [String: Any] {
         let response = try await get("/sessions/\(id)", as: user)
         #expect(response.status == .ok, "\(response.text)")
         return try #require(try response.json()["session"] as? [String: Any])
     }
 
     /// A user's wallet balance in EUR: what they may spend, and what is held.
-    func wallet(_ user: String) async throws -> (available: UInt128, held: UInt128) {
+    public func wallet(_ user: String) async throws -> (available: UInt128, held: UInt128) {
         let account = try #require(try await ledger.account(AccountID.wallet(user: testUserID(user), asset: AssetCode("EUR")!)))
         return (account.available, account.debitsPending)
     }
 
     /// The types of the rail's events in order.
-    func eventTypes() async throws -> [String] {
+    public func eventTypes() async throws -> [String] {
         let response = try await client.execute(uri: "/v1/events?type=ble.*&limit=1000", method: .get, headers: bearer("admin-1", "admin"))
         #expect(response.status == .ok)
         return (try response.json()["data"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String }
     }
 
     /// Ledger transfers posted into the payee's wallet by pays.
-    func paymentsToPayee() async throws -> Int {
+    public func paymentsToPayee() async throws -> Int {
         let payee = AccountID.wallet(user: testUserID("payee"), asset: AssetCode("EUR")!)
         return try await ledger.transfers(account: payee, limit: 1000).filter { $0.kind == .postPending }.count
     }
 }
 
 /// The `problem+json` code of a response.
-func problemCode(_ response: TestResponse) -> String? { response.object["code"] as? String }
+public func problemCode(_ response: TestResponse) -> String? { response.object["code"] as? String }

@@ -1,21 +1,21 @@
-import ChainKit
+public import ChainKit
 import Foundation
-import HubKernel
-import HubTestSupport
+public import HubKernel
+package import HubLocalChain
+public import HubServer
+public import HubTestSupport
 import Hummingbird
-import HummingbirdTesting
+public import HummingbirdTesting
 import Logging
 import Testing
 
-@testable import HubLocalChain
-@testable import hubd
-
 /// A key file of its own per test (the KEK is created at first use, mode 0600).
-func localChainKeyFile() -> String {
+public func localChainKeyFile() -> String {
     NSTemporaryDirectory() + "hubd-localchain-test-\(UUID().uuidString)/kek.key"
 }
 
-func localChainEntry(keyFile: String, sealTickMs: Int = 20) -> PluginsFile.Entry {
+/// The rail's `plugins.json` entry: its own key file, a fast sealer.
+public func localChainEntry(keyFile: String, sealTickMs: Int = 20) -> PluginsFile.Entry {
     PluginsFile.Entry(
         id: "localchain",
         enabled: true,
@@ -25,7 +25,7 @@ func localChainEntry(keyFile: String, sealTickMs: Int = 20) -> PluginsFile.Entry
 }
 
 /// A hub with the local chain rail, its sealer ticking every 20 ms.
-func withLocalChainHub(
+public func withLocalChainHub(
     on backend: TestBackend,
     testing: TestingSetup = .router,
     _ body: @Sendable (Hub, LocalChainAPI) async throws -> Void
@@ -43,20 +43,25 @@ func withLocalChainHub(
 }
 
 /// Test keys (fixed, so failures reproduce).
-enum TestKeys {
-    static let alice = [UInt8](repeating: 0xA1, count: 32)
-    static let bob = [UInt8](repeating: 0xB0, count: 32)
-    static func address(_ key: [UInt8]) -> EthereumAddress {
+public enum TestKeys {
+    public static let alice = [UInt8](repeating: 0xA1, count: 32)
+    public static let bob = [UInt8](repeating: 0xB0, count: 32)
+    public static func address(_ key: [UInt8]) -> EthereumAddress {
         try! EthereumAddress(publicKey: try! Secp256k1.publicKey(privateKey: key))
     }
 }
 
 /// Calls of the rail's API as the tests use them.
-struct LocalChainAPI: Sendable {
-    let client: any TestClientProtocol
-    let database: Database
+public struct LocalChainAPI: Sendable {
+    public let client: any TestClientProtocol
+    public let database: Database
 
-    func createChain(
+    public init(client: any TestClientProtocol, database: Database) {
+        self.client = client
+        self.database = database
+    }
+
+    public func createChain(
         _ chainID: UInt64,
         as user: String = "org-1",
         role: String = "organiser",
@@ -76,7 +81,7 @@ struct LocalChainAPI: Sendable {
         )
     }
 
-    func grant(_ chainID: UInt64, to: EthereumAddress, amount: String, as user: String = "org-1") async throws -> TestResponse {
+    public func grant(_ chainID: UInt64, to: EthereumAddress, amount: String, as user: String = "org-1") async throws -> TestResponse {
         try await client.execute(
             uri: "/v1/rails/localchain/chains/\(chainID)/grants",
             method: .post,
@@ -85,7 +90,7 @@ struct LocalChainAPI: Sendable {
         )
     }
 
-    func send(_ chainID: UInt64, raw: [UInt8]) async throws -> TestResponse {
+    public func send(_ chainID: UInt64, raw: [UInt8]) async throws -> TestResponse {
         try await client.execute(
             uri: "/v1/rails/localchain/chains/\(chainID)/transactions",
             method: .post,
@@ -94,29 +99,45 @@ struct LocalChainAPI: Sendable {
         )
     }
 
-    func account(_ chainID: UInt64, _ address: EthereumAddress) async throws -> ChainAccount? {
+    package func account(_ chainID: UInt64, _ address: EthereumAddress) async throws -> ChainAccount? {
         try await database.read { try LocalChainStore.account(chainID: chainID, address: address, on: $0) }
     }
 
-    func head(_ chainID: UInt64) async throws -> UInt64 {
+    public func head(_ chainID: UInt64) async throws -> UInt64 {
         try await database.read { try LocalChainStore.chain(chainID, on: $0)?.headNumber ?? 0 }
     }
 
-    func poolCount(_ chainID: UInt64) async throws -> Int {
+    public func poolCount(_ chainID: UInt64) async throws -> Int {
         try await database.read { try LocalChainStore.poolCount(chainID: chainID, on: $0) }
     }
 
-    func eventCount() async throws -> Int64 {
+    public func eventCount() async throws -> Int64 {
         try await database.read { try $0.queryFirst("SELECT count(*) FROM hub_events")?.int(0) ?? 0 }
     }
 
+    /// Posts `body` (a JSON-RPC request or batch) to the chain's JSON-RPC endpoint.
+    public func rpc(_ chainID: UInt64, _ body: Any) async throws -> TestResponse {
+        try await client.execute(
+            uri: "/v1/rails/localchain/chains/\(chainID)/rpc",
+            method: .post,
+            headers: jsonHeaders,
+            body: jsonBody(body)
+        )
+    }
+
+    /// Calls `method` over JSON-RPC and returns the response object (`result` or `error`).
+    public func call(_ chainID: UInt64, _ method: String, _ params: [Any] = []) async throws -> [String: Any] {
+        try (try await rpc(chainID, ["jsonrpc": "2.0", "id": 7, "method": method, "params": params])).json()
+    }
+
     /// Waits until every pending transaction of the chain is sealed.
-    func waitSealed(_ chainID: UInt64) async throws {
+    public func waitSealed(_ chainID: UInt64) async throws {
         try await eventually("the pool of chain \(chainID) to empty", timeout: .seconds(20)) { try await poolCount(chainID) == 0 }
     }
 }
 
-func signedTransfer(
+/// A plain value transfer signed with `key`.
+public func signedTransfer(
     _ key: [UInt8],
     chainID: UInt64,
     nonce: UInt64,
@@ -129,7 +150,7 @@ func signedTransfer(
 }
 
 /// The burn sender's authorisation of a cash-out's payout account, as a wallet signs it.
-func cashOutSignature(_ key: [UInt8], _ chainID: UInt64, _ burn: SignedEthereumTransaction, _ payout: AccountID) throws -> String {
+public func cashOutSignature(_ key: [UInt8], _ chainID: UInt64, _ burn: SignedEthereumTransaction, _ payout: AccountID) throws -> String {
     let text = CashOutAuthorisation.message(chainID: chainID, transactionHash: Hex.encode(Keccak256.hash(burn.raw)), payout: payout)
     return Hex.encode(try PersonalSign.sign(Array(text.utf8), privateKey: key))
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import HubKernel
 
 /// `plugins.json`: which rails run and with what configuration.
@@ -8,18 +8,37 @@ import HubKernel
 /// ```
 /// Ids must be among the built-in rails; errors name the file, the plugin and the field. Each
 /// plugin then checks its own `config` when it is built (``PluginHost``).
-struct PluginsFile: Sendable, Equatable {
-    struct Entry: Sendable, Equatable {
-        var id: String
-        var enabled: Bool
+public struct PluginsFile: Sendable, Equatable {
+    /// One rail's entry.
+    public struct Entry: Sendable, Equatable {
+        /// The rail's id (``RailPlugin/id``).
+        public var id: String
+        /// Whether the rail runs.
+        public var enabled: Bool
         /// The entry's `config` object as JSON text (`{}` when absent).
-        var configJSON: String = "{}"
+        public var configJSON: String = "{}"
         /// Where the entry is in the file, for error messages: `plugins[2]`.
-        var place: String = ""
+        public var place: String = ""
+
+        /// An entry as the file (or a test) gives it; `place` is where error messages say it is.
+        public init(id: String, enabled: Bool, configJSON: String = "{}", place: String = "") {
+            self.id = id
+            self.enabled = enabled
+            self.configJSON = configJSON
+            self.place = place
+        }
     }
 
-    var entries: [Entry]
-    var path: String = ""
+    /// The entries in the file's order.
+    public var entries: [Entry]
+    /// The file's path, named in error messages.
+    public var path: String = ""
+
+    /// A plugins file read from `path` (named in error messages) with these entries.
+    public init(entries: [Entry], path: String = "") {
+        self.entries = entries
+        self.path = path
+    }
 
     var pluginEntries: [PluginEntry] { entries.map { PluginEntry(id: $0.id, enabled: $0.enabled, configJSON: $0.configJSON) } }
 
@@ -30,7 +49,9 @@ struct PluginsFile: Sendable, Equatable {
         return ConfigurationError(source: path, message: "plugin '\(failure.pluginID)' (\(field)): \(failure.message)")
     }
 
-    static func load(path: String, required: Bool, builtInIDs: [String]) throws -> PluginsFile {
+    /// Reads the file at `path`; without one, every built-in rail runs unless `required`.
+    /// - Throws: ``ConfigurationError`` naming the file, the plugin and the field at fault.
+    public static func load(path: String, required: Bool, builtInIDs: [String]) throws -> PluginsFile {
         guard FileManager.default.fileExists(atPath: path) else {
             if required { throw ConfigurationError(source: path, message: "the plugins file does not exist") }
             return allBuiltIn(builtInIDs, path: path)
@@ -47,7 +68,9 @@ struct PluginsFile: Sendable, Equatable {
         PluginsFile(entries: ids.map { Entry(id: $0, enabled: true, place: "built-in default") }, path: path)
     }
 
-    static func parse(_ data: Data, path: String, builtInIDs: [String]) throws -> PluginsFile {
+    /// Parses the file's JSON; ids must be among `builtInIDs`.
+    /// - Throws: ``ConfigurationError`` naming the file, the plugin and the field at fault.
+    public static func parse(_ data: Data, path: String, builtInIDs: [String]) throws -> PluginsFile {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data)

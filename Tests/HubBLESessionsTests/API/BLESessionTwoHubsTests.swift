@@ -2,11 +2,11 @@ import Foundation
 import HTTPTypes
 import HubBLESessions
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 /// Two hubs on one database, as two `hubd` processes sharing PostgreSQL (or one SQLite file) would
 /// run: each has its own writer connection, so only the database's row locks (and SQLite's write

@@ -1,13 +1,14 @@
 import ChainKit
 import Foundation
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
 
 @testable import HubLocalChain
-@testable import hubd
 
 /// What a relay does with blocks it receives (the three-process test over WebSocket is
 /// `scripts/localchain-relay-test.sh`): verified ones are stored, repeats skipped, forgeries refused.
@@ -25,10 +26,14 @@ struct LocalChainRelayTests {
             let bob = TestKeys.address(TestKeys.bob)
             #expect(try await api.grant(chainID, to: alice, amount: "500").status == .accepted)
             try await api.waitSealed(chainID)
-            #expect(try await api.send(chainID, raw: try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 0, to: bob, value: 70).raw).status == .accepted)
+            #expect(
+                try await api.send(chainID, raw: try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 0, to: bob, value: 70).raw).status
+                    == .accepted
+            )
             try await api.waitSealed(chainID)
             let host = try #require(try await hub.database.read { try LocalChainStore.chain(chainID, on: $0) })
-            let blocks = try await hub.database.read { try LocalChainStore.blocks(chainID: chainID, from: 0, limit: 100, on: $0) }.map { try $0.decoded() }
+            let stored = try await hub.database.read { try LocalChainStore.blocks(chainID: chainID, from: 0, limit: 100, on: $0) }
+            let blocks = try stored.map { try $0.decoded() }
             #expect(blocks.count == Int(host.headNumber) + 1)
             let key = try ValidatorKeyVault(path: keyFile).open(host.sealedKey, chainID: chainID)
 
@@ -59,7 +64,11 @@ struct LocalChainRelayTests {
                 // replaying the transactions shows it.
                 var lying = blocks[1].header.header
                 lying.stateRoot = LocalChainRoots.state([LocalChainAccountState(address: alice, nonce: 0, balance: 1_000_000)])
-                let lie = LocalChainBlock(header: try lying.sealed(privateKey: key), transactions: blocks[1].transactions, receipts: blocks[1].receipts)
+                let lie = LocalChainBlock(
+                    header: try lying.sealed(privateKey: key),
+                    transactions: blocks[1].transactions,
+                    receipts: blocks[1].receipts
+                )
                 await #expect(throws: BlockImporter.Rejection.self) { _ = try await receive(lie) }
                 for block in blocks.dropFirst() { #expect(try await receive(block) == .stored(block.header.header.number)) }
                 #expect(try await receive(blocks[1]) == .duplicate(1))  // deduplicated by hash

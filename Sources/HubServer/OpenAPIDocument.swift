@@ -1,7 +1,7 @@
 import Foundation
 
 /// The OpenAPI 3.1 document of the API, kept in the repository at
-/// `Sources/hubd/Resources/openapi.json` and shipped inside the build as a resource.
+/// `Sources/HubServer/Resources/openapi.json` and shipped inside the build as a resource.
 enum OpenAPIDocument {
     /// `nil` only when the resource bundle was not installed beside the executable.
     static let bytes: [UInt8]? = {

@@ -2,12 +2,12 @@ import Foundation
 import HTTPTypes
 import HubBLESessions
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 /// The Gotchu-compatible surface, driven as the existing app drives it (`specs/rails.md` §5.5:
 /// dev-login → create / resolve → lock → send with an Idempotency-Key → wallet/me), with real

@@ -2,11 +2,11 @@ import Foundation
 import HTTPTypes
 import HubBLESessions
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 /// Sessions live in the database, not in the process: a hub stopped with a session locked and
 /// another started on the same data carries on (the payer pays; the sweeper of the new process
@@ -15,12 +15,19 @@ import Testing
 struct BLESessionRestartTests {
     static let entry = bleEntry()
 
-    @Test("a session locked before a restart is paid after it; one that lapsed meanwhile is expired by the new sweeper", arguments: TestBackend.enabled)
+    @Test(
+        "a session locked before a restart is paid after it; one that lapsed meanwhile is expired by the new sweeper",
+        arguments: TestBackend.enabled
+    )
     func restart(backend: TestBackend) async throws {
         let clock = ManualClock()
         try await withDatabase(on: backend) { database in
-            let ids = try await withTestHub(database: database, builtIn: [BLESessionsPlugin.self], plugins: [Self.entry], clock: clock.ledgerClock) {
-                hub, client in
+            let ids = try await withTestHub(
+                database: database,
+                builtIn: [BLESessionsPlugin.self],
+                plugins: [Self.entry],
+                clock: clock.ledgerClock
+            ) { hub, client in
                 let eur = try await hub.ledger.makeAsset("EUR")
                 try await hub.ledger.mint(10_000, of: eur, to: try await hub.ledger.wallet(of: testUserID("alice"), asset: eur.code))
                 let api = BLEAPI(client: client, ledger: hub.ledger)
@@ -33,8 +40,12 @@ struct BLESessionRestartTests {
             }
             // No hub runs while the clock moves past the second session's end.
             clock.advance(seconds: 31)
-            try await withTestHub(database: database, builtIn: [BLESessionsPlugin.self], plugins: [Self.entry], clock: clock.ledgerClock) {
-                hub, client in
+            try await withTestHub(
+                database: database,
+                builtIn: [BLESessionsPlugin.self],
+                plugins: [Self.entry],
+                clock: clock.ledgerClock
+            ) { hub, client in
                 let api = BLEAPI(client: client, ledger: hub.ledger)
                 try await eventually("the lapsed session is expired") { try await api.session(ids.1)["status"] as? String == "expired" }
                 #expect(try await api.pay(ids.0, as: "alice").status == .ok)

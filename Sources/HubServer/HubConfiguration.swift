@@ -1,12 +1,14 @@
-import Foundation
-import HubKernel
-import Logging
+public import Foundation
+public import HubKernel
+public import Logging
 
 /// A configuration mistake, naming the variable, file or flag at fault and what is wrong.
-struct ConfigurationError: Error, CustomStringConvertible {
-    let source: String
-    let message: String
-    var description: String { "\(source): \(message)" }
+public struct ConfigurationError: Error, CustomStringConvertible {
+    /// The variable, file or flag at fault (`HUB_LISTEN`, `conf/plugins.json`, `--database-url`).
+    public let source: String
+    /// What is wrong with it.
+    public let message: String
+    public var description: String { "\(source): \(message)" }
 }
 
 /// Everything `hubd` reads from its environment. Flags override variables.
@@ -21,18 +23,32 @@ struct ConfigurationError: Error, CustomStringConvertible {
 /// | `HUB_IDEMPOTENCY_RETENTION_HOURS` | `24` | how long `Idempotency-Key`s are kept (24 or more) |
 /// | `HUB_WEBHOOK_RETRY_SCHEDULE` | `5s,30s,2m,10m,30m,1h,2h,4h,8h,8h,8h` | waits between webhook attempts |
 /// | `HUB_WEBHOOK_ALLOW_PRIVATE` | (none) | comma-separated CIDRs of non-public receivers webhooks may reach (`10.1.0.0/16,fd00::/8`) |
-struct HubConfiguration: Sendable {
-    var databaseURL = DatabaseURL.defaultURL
-    var listenHost = "127.0.0.1"
-    var listenPort = 8080
-    var pluginsPath = "plugins.json"
-    var pluginsPathIsExplicit = false
-    var logLevel = Logger.Level.info
-    var devLogin = false
-    var idempotency = IdempotencyConfiguration()
-    var webhooks = WebhookConfiguration()
+public struct HubConfiguration: Sendable {
+    /// `HUB_DATABASE_URL`.
+    public var databaseURL = DatabaseURL.defaultURL
+    /// The host part of `HUB_LISTEN`.
+    public var listenHost = "127.0.0.1"
+    /// The port part of `HUB_LISTEN` (0: any free port).
+    public var listenPort = 8080
+    /// `HUB_PLUGINS`.
+    public var pluginsPath = "plugins.json"
+    /// Whether the plugins file was named (then it must exist; the default may be absent).
+    public var pluginsPathIsExplicit = false
+    /// `HUB_LOG_LEVEL`.
+    public var logLevel = Logger.Level.info
+    /// `HUB_DEV_LOGIN`.
+    public var devLogin = false
+    /// `HUB_IDEMPOTENCY_RETENTION_HOURS`.
+    public var idempotency = IdempotencyConfiguration()
+    /// `HUB_WEBHOOK_RETRY_SCHEDULE` and `HUB_WEBHOOK_ALLOW_PRIVATE`.
+    public var webhooks = WebhookConfiguration()
 
-    static func load(
+    /// The defaults of the table above.
+    public init() {}
+
+    /// Reads `environment`, with the flags (when given) overriding their variables.
+    /// - Throws: ``ConfigurationError`` naming the variable or flag at fault.
+    public static func load(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         databaseFlag: String? = nil,
         listenFlag: String? = nil,

@@ -1,13 +1,14 @@
 import ChainKit
 import Foundation
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
 
 @testable import HubLocalChain
-@testable import hubd
 
 @Suite("local chain top-ups and cash-outs", .timeLimit(.minutes(3)))
 struct LocalChainTopUpTests {

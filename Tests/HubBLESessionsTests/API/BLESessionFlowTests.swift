@@ -2,11 +2,11 @@ import Foundation
 import HTTPTypes
 import HubBLESessions
 import HubKernel
+import HubServer
+import HubServerTestSupport
 import HubTestSupport
 import HummingbirdTesting
 import Testing
-
-@testable import hubd
 
 /// The BLE sessions rail over HTTP on every enabled backend: the whole flow, every refusal, and
 /// the ledger's invariants after each.
