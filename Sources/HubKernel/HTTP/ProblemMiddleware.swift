@@ -34,32 +34,20 @@ public struct ProblemMiddleware: RouterMiddleware {
             return problem(for: decoding)
         case let http as HTTPError:
             return problem(for: http)
-        case let transfer as TransferError:
-            return Problem(.unprocessableContent, code: transfer.code.rawValue, detail: transfer.message, field: transfer.field)
-        case let identity as IdentityError:
-            return problem(for: identity)
-        case let webhook as WebhookError:
-            let status: HTTPResponse.Status = webhook.code == .notFound ? .notFound : .unprocessableContent
-            return Problem(status, code: webhook.code.rawValue, detail: webhook.message, field: webhook.field)
+        case let error as any HubError:
+            return problem(for: error)
         default:
             context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])
             return Problem(.internalServerError, code: "internal", detail: "The server failed to handle the request (request id \(context.id)).")
         }
     }
 
-    private static func problem(for error: IdentityError) -> Problem {
-        let status: HTTPResponse.Status
+    /// Every domain error, by its kind: the one place HTTP statuses are chosen.
+    static func problem(for error: any HubError) -> Problem {
         var headers: HTTPFields = [:]
-        switch error.code.kind {
-        case .unauthenticated:
-            status = .unauthorized
-            headers[.wwwAuthenticate] = "Bearer"
-        case .forbidden: status = .forbidden
-        case .notFound: status = .notFound
-        case .conflict: status = .conflict
-        default: status = .unprocessableContent
-        }
-        return Problem(status, code: error.code.rawValue, detail: error.message, field: error.field, headers: headers)
+        if error.kind == .unauthenticated { headers[.wwwAuthenticate] = "Bearer" }
+        if error.kind == .unavailable { headers[.retryAfter] = "1" }
+        return Problem(HTTPResponse.Status(code: error.kind.httpStatus), code: error.errorCode, detail: error.message, field: error.field, headers: headers)
     }
 
     private static func problem(for http: HTTPError) -> Problem {

@@ -84,9 +84,6 @@ public struct IdentityError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The input field at fault (`email`, `password`, `scopes`, …), if one is.
     public var field: String?
 
-    /// The class of failure, from the code.
-    public var kind: Kind { code.kind }
-
     public init(_ code: Code, _ message: String, field: String? = nil) {
         self.code = code
         self.message = message
