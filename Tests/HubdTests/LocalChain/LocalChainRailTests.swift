@@ -110,14 +110,18 @@ struct LocalChainRailTests {
             )
 
             let types = try await hub.database.read { connection in
-                try connection.query("SELECT type FROM hub_events WHERE type LIKE 'localchain.%' ORDER BY sequence").map { try $0.text(0) }
+                try connection.query("SELECT type FROM hub_events WHERE type LIKE 'localchain.%' ORDER BY sequence").map { try $0.text("type") }
             }
             #expect(types.first == "localchain.chain.created")
             #expect(types.filter { $0 == "localchain.block.sealed" }.count == Int(chain.headNumber))
             #expect(types.filter { $0 == "localchain.transaction.accepted" }.count == 3)
             #expect(types.filter { $0 == "localchain.transaction.sealed" }.count == 3)
             // The live feed through the kernel's event API, filtered by type.
-            let feed = try await api.client.execute(uri: "/v1/events?type=localchain.block.*&limit=100", method: .get, headers: bearer("admin-1", "admin"))
+            let feed = try await api.client.execute(
+                uri: "/v1/events?type=localchain.block.*&limit=100",
+                method: .get,
+                headers: bearer("admin-1", "admin")
+            )
             let fed = try #require(try feed.json()["data"] as? [[String: Any]])
             #expect(fed.count == Int(chain.headNumber))
             #expect(fed.allSatisfy { $0["type"] as? String == "localchain.block.sealed" && $0["subject"] as? String == String(chainID) })
@@ -130,8 +134,7 @@ struct LocalChainRailTests {
             #expect(clean.chains == 1 && clean.blocks == Int(chain.headNumber) + 1)
             try await hub.database.write { connection in
                 try connection.execute(
-                    "UPDATE localchain_accounts SET balance = $1 WHERE chain_id = $2 AND address = $3",
-                    [.uint128(301), .int(Int64(chainID)), .text(bob.description)]
+                    "UPDATE localchain_accounts SET balance = \(UInt128(301)) WHERE chain_id = \(Int64(chainID)) AND address = \(bob.description)"
                 )
             }
             let tampered = try #require(try await LocalChainVerifier.verify(hub.database))
@@ -166,7 +169,9 @@ struct LocalChainRailTests {
             try await expectRefused(try signedTransfer(TestKeys.bob, chainID: chainID, nonce: 0, to: alice, value: 11).raw, "insufficient_funds")
             try await expectRefused(try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 500, to: bob, value: 1).raw, "nonce_too_high")
             try await expectRefused([UInt8](repeating: 0xC0, count: 9_000), "oversized")
-            var badSignature = try SignedEthereumTransaction.decode(try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 1, to: bob, value: 1).raw)
+            var badSignature = try SignedEthereumTransaction.decode(
+                try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 1, to: bob, value: 1).raw
+            )
             badSignature.signature.r = [UInt8](repeating: 0, count: 32)
             try await expectRefused(badSignature.raw, "invalid_signature")
             let notHex = try await api.client.execute(
@@ -193,7 +198,10 @@ struct LocalChainRailTests {
             #expect(try await api.account(chainID, alice)?.balance == 90)
 
             // Filling the gap seals both, in nonce order.
-            #expect(try await api.send(chainID, raw: try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 1, to: bob, value: 5).raw).status == .accepted)
+            #expect(
+                try await api.send(chainID, raw: try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 1, to: bob, value: 5).raw).status
+                    == .accepted
+            )
             try await api.waitSealed(chainID)
             #expect(try await api.account(chainID, alice)?.nonce == 3)
             #expect(try await api.account(chainID, bob)?.balance == 16)
@@ -217,20 +225,36 @@ struct LocalChainRailTests {
             #expect(try await api.grant(chainID, to: alice, amount: "50").status == .accepted)
             try await api.waitSealed(chainID)
 
-            let pause = try await api.client.execute(uri: "/v1/rails/localchain/chains/\(chainID)/pause", method: .post, headers: bearer("org-1", "organiser"))
+            let pause = try await api.client.execute(
+                uri: "/v1/rails/localchain/chains/\(chainID)/pause",
+                method: .post,
+                headers: bearer("org-1", "organiser")
+            )
             #expect(pause.status == .ok)
             #expect(try pause.json()["status"] as? String == "paused")
             let paid = try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 0, to: TestKeys.address(TestKeys.bob), value: 5)
             let refused = try await api.send(chainID, raw: paid.raw)
             #expect(refused.status == .unprocessableContent)
             #expect(refused.object["code"] as? String == "chain_paused")
-            let resume = try await api.client.execute(uri: "/v1/rails/localchain/chains/\(chainID)/resume", method: .post, headers: bearer("org-1", "organiser"))
+            let resume = try await api.client.execute(
+                uri: "/v1/rails/localchain/chains/\(chainID)/resume",
+                method: .post,
+                headers: bearer("org-1", "organiser")
+            )
             #expect(try resume.json()["status"] as? String == "active")
             #expect(try await api.send(chainID, raw: paid.raw).status == .accepted)
             try await api.waitSealed(chainID)
-            let close = try await api.client.execute(uri: "/v1/rails/localchain/chains/\(chainID)/close", method: .post, headers: bearer("org-1", "organiser"))
+            let close = try await api.client.execute(
+                uri: "/v1/rails/localchain/chains/\(chainID)/close",
+                method: .post,
+                headers: bearer("org-1", "organiser")
+            )
             #expect(try close.json()["status"] as? String == "closed")
-            let reopen = try await api.client.execute(uri: "/v1/rails/localchain/chains/\(chainID)/resume", method: .post, headers: bearer("org-1", "organiser"))
+            let reopen = try await api.client.execute(
+                uri: "/v1/rails/localchain/chains/\(chainID)/resume",
+                method: .post,
+                headers: bearer("org-1", "organiser")
+            )
             #expect(reopen.status == .conflict)
             let late = try await api.send(chainID, raw: try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 1, to: alice, value: 1).raw)
             #expect(late.object["code"] as? String == "chain_closed")

@@ -107,7 +107,7 @@ struct LocalChainAPI: Sendable {
     }
 
     func eventCount() async throws -> Int64 {
-        try await database.read { try $0.queryFirst("SELECT count(*) FROM hub_events")?.int(0) ?? 0 }
+        try await database.read { try $0.queryFirst("SELECT count(*) AS n FROM hub_events")?.int("n") ?? 0 }
     }
 
     /// Waits until every pending transaction of the chain is sealed.
