@@ -43,7 +43,7 @@ struct LedgerCrashTests {
             let database = try await Database.open(test.url)
             let report = try await LedgerVerifier.verify(database)
             #expect(report.passed, "round \(round): \(report)")
-            let keys: [SQLValue] = acknowledged.map { .bytes($0.rawValue.bigEndianBytes) }
+            let keys = acknowledged
             let found = try await database.read { connection in
                 try connection.selectIn("SELECT id FROM ledger_transfers WHERE id", keys: keys).count
             }
@@ -74,7 +74,7 @@ struct LedgerCrashTests {
             let database = try await Database.open(test.url)
             let report = try await LedgerVerifier.verify(database)
             #expect(report.passed, "\(report)")
-            let keys: [SQLValue] = acknowledged.map { .bytes($0.rawValue.bigEndianBytes) }
+            let keys = acknowledged
             let found = try await database.read { connection in
                 try connection.selectIn("SELECT id FROM ledger_transfers WHERE id", keys: keys).count
             }

@@ -10,13 +10,13 @@ struct LedgerJointTransactionTests {
 
     private static func makeTable(_ ledger: Ledger) async throws {
         try await ledger.database.write { connection in
-            try connection.execute("CREATE TABLE joint_notes (id TEXT PRIMARY KEY, transfer_id TEXT NOT NULL)", [])
+            try connection.execute("CREATE TABLE joint_notes (id TEXT PRIMARY KEY, transfer_id TEXT NOT NULL)")
         }
     }
 
     private static func notes(_ ledger: Ledger) async throws -> Int64 {
         try await ledger.database.read { connection in
-            try connection.queryFirst("SELECT COUNT(*) FROM joint_notes", [])!.int(0)
+            try connection.queryFirst("SELECT COUNT(*) AS n FROM joint_notes")!.int("n")
         }
     }
 
@@ -67,8 +67,7 @@ struct LedgerJointTransactionTests {
                             try await ledger.write { tx in
                                 guard try tx.submit(request).transfer != nil else { throw Abort() }
                                 try tx.connection.execute(
-                                    "INSERT INTO joint_notes (id, transfer_id) VALUES ($1, $2)",
-                                    [.text("n\(index)"), .text(request.id.description)]
+                                    "INSERT INTO joint_notes (id, transfer_id) VALUES (\("n\(index)"), \(request.id.description))"
                                 )
                             }
                             return (true, true)

@@ -5,14 +5,14 @@ import Testing
 /// `Ledger.write`: a caller's rows and ledger transfers commit together or not at all.
 @Suite("Ledger transactions shared with a caller", .timeLimit(.minutes(2)))
 struct LedgerTransactionTests {
-    static let table = "test_mirror_rows"
+    static let table: SQL = "test_mirror_rows"
 
     static func makeTable(_ ledger: Ledger) async throws {
-        try await ledger.database.write { try $0.execute("CREATE TABLE \(Self.table) (name TEXT PRIMARY KEY)", []) }
+        try await ledger.database.write { try $0.execute("CREATE TABLE \(Self.table) (name TEXT PRIMARY KEY)") }
     }
 
     static func rows(_ ledger: Ledger) async throws -> [String] {
-        try await ledger.database.read { try $0.query("SELECT name FROM \(Self.table) ORDER BY name", []).map { try $0.text(0) } }
+        try await ledger.database.read { try $0.query("SELECT name FROM \(Self.table) ORDER BY name").map { try $0.text("name") } }
     }
 
     @Test("a transfer, a new account and the caller's row commit together", arguments: TestBackend.enabled)
@@ -27,7 +27,7 @@ struct LedgerTransactionTests {
                 let transfer = try tx.submit([
                     TransferRequest(id: .random(), action: .post(debit: usd.issuanceAccountID, credit: newID, amount: 700, asset: usd.code))
                 ])
-                try tx.connection.execute("INSERT INTO \(Self.table) (name) VALUES ($1)", [.text("row-1")])
+                try tx.connection.execute("INSERT INTO \(Self.table) (name) VALUES (\("row-1"))")
                 return transfer
             }
             #expect(results.first?.transfer?.amount == 700)
@@ -52,7 +52,7 @@ struct LedgerTransactionTests {
                     _ = try tx.submit([
                         TransferRequest(id: transferID, action: .post(debit: usd.issuanceAccountID, credit: newID, amount: 5, asset: usd.code))
                     ])
-                    try tx.connection.execute("INSERT INTO \(Self.table) (name) VALUES ($1)", [.text("row-1")])
+                    try tx.connection.execute("INSERT INTO \(Self.table) (name) VALUES (\("row-1"))")
                     throw Abort()
                 }
             }
@@ -72,7 +72,7 @@ struct LedgerTransactionTests {
             let b = try await ledger.makeWallet(usd)
             let result = try await ledger.write { tx in
                 let results = try tx.submit([TransferRequest(id: .random(), action: .post(debit: a.id, credit: b.id, amount: 1, asset: usd.code))])
-                try tx.connection.execute("INSERT INTO \(Self.table) (name) VALUES ($1)", [.text("kept")])
+                try tx.connection.execute("INSERT INTO \(Self.table) (name) VALUES (\("kept"))")
                 return results[0]
             }
             #expect(result.error?.code == .exceedsCredits)

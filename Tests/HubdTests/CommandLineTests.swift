@@ -65,10 +65,7 @@ struct CommandLineTests {
 
             // Money from nowhere: a balance no transfer explains.
             try await database.write { connection in
-                try connection.execute(
-                    "UPDATE ledger_accounts SET credits_posted = $1 WHERE id = $2",
-                    [.uint128(100), .bytes(wallet.id.rawValue.bigEndianBytes)]
-                )
+                try connection.execute("UPDATE ledger_accounts SET credits_posted = \(UInt128(100)) WHERE id = \(wallet.id)")
             }
             let corrupted = try hubd(["verify"], environment: ["HUB_DATABASE_URL": url])
             #expect(corrupted.status == 1)

@@ -23,14 +23,14 @@ struct TipJarRailTests {
             #expect(anonymous.status == .unauthorized)
 
             let applied = try await hub.database.read { connection in
-                try connection.query("SELECT name FROM hub_migrations WHERE group_name = $1 ORDER BY position", [.text("tip-jar")])
-                    .map { try $0.text(0) }
+                try connection.query("SELECT name FROM hub_migrations WHERE group_name = \("tip-jar") ORDER BY position").map { try $0.text("name") }
             }
             #expect(applied == TipJarMigrations.all.map(\.name))
             #expect(PluginID.isValid(TipJarPlugin.id))
             for table in TipJarStore.tables {
                 #expect(table.hasPrefix(PluginID.tablePrefix(TipJarPlugin.id)))
-                let rows = try await hub.database.read { try $0.queryFirst("SELECT count(*) FROM \(table)", [])?.int(0) }
+                let name = try #require(SQLIdentifier(table))
+                let rows = try await hub.database.read { try $0.queryFirst("SELECT count(*) AS n FROM \(identifier: name)")?.int("n") }
                 #expect(rows == 0)
             }
         }
@@ -314,7 +314,7 @@ struct TipJarRailTests {
             #expect(plugin["status"] as? String == "disabled")
             #expect(plugin["health"] == nil || plugin["health"] is NSNull)
             let applied = try await hub.database.read { connection in
-                try connection.queryFirst("SELECT count(*) FROM hub_migrations WHERE group_name = 'tip-jar'")?.int(0)
+                try connection.queryFirst("SELECT count(*) AS n FROM hub_migrations WHERE group_name = 'tip-jar'")?.int("n")
             }
             #expect(applied == 0)
         }

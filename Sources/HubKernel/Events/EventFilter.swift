@@ -50,50 +50,40 @@ public struct EventFilter: Sendable, Hashable {
         }
     }
 
-    /// A SQL condition on `type` with its binds numbered from `firstBind`, or `nil` when empty.
-    /// Prefixes compare with `substr` because `LIKE` would read the `_` in type names as a wildcard.
-    func sqlCondition(firstBind: Int) -> (sql: String, binds: [SQLValue])? {
+    /// A SQL condition on `type`, or `nil` when empty. Prefixes compare with `substr` because
+    /// `LIKE` would read the `_` in type names as a wildcard.
+    var sqlCondition: SQL? {
         guard !isEmpty else { return nil }
-        var parts: [String] = []
-        var binds: [SQLValue] = []
-        for type in exact.sorted() {
-            binds.append(.text(type))
-            parts.append("type = $\(firstBind + binds.count - 1)")
-        }
-        for prefix in prefixes.sorted() {
-            binds.append(.text(prefix))
-            parts.append("substr(type, 1, \(prefix.utf8.count)) = $\(firstBind + binds.count - 1)")
-        }
-        return ("(" + parts.joined(separator: " OR ") + ")", binds)
+        var parts: [SQL] = []
+        for type in exact.sorted() { parts.append("type = \(type)") }
+        for prefix in prefixes.sorted() { parts.append("substr(type, 1, \(prefix.utf8.count)) = \(prefix)") }
+        return "(" + SQL.joined(parts, separator: " OR ") + ")"
     }
 }
 
 extension EventLog {
     /// Events after `sequence` whose type matches `filter`, oldest first.
     public static func read(after sequence: Int64, limit: Int, filter: EventFilter, on connection: any SQLConnection) throws -> [EventRecord] {
-        guard let condition = filter.sqlCondition(firstBind: 3) else {
+        guard let condition = filter.sqlCondition else {
             return try read(after: sequence, limit: limit, on: connection)
         }
-        return try connection.query(
-            "SELECT sequence, id, type, source, subject, time, data FROM hub_events WHERE sequence > $1 AND \(condition.sql) ORDER BY sequence LIMIT $2",
-            [.int(sequence), .int(Int64(limit))] + condition.binds
-        ).map(record)
+        return try connection.query(select + " WHERE sequence > \(sequence) AND \(condition) ORDER BY sequence LIMIT \(limit)").map(record)
     }
 
     /// The sequence of the newest event (0 when the log is empty).
     public static func lastSequence(on connection: any SQLConnection) throws -> Int64 {
-        try connection.queryFirst("SELECT value FROM hub_counters WHERE name = 'event_sequence'")?.int(0) ?? 0
+        try connection.queryFirst("SELECT value FROM hub_counters WHERE name = 'event_sequence'")?.int("value") ?? 0
     }
 
     static func record(_ row: SQLRow) throws -> EventRecord {
         EventRecord(
-            sequence: try row.int(0),
-            id: try row.text(1),
-            type: try row.text(2),
-            source: try row.text(3),
-            subject: try row.optionalText(4),
-            time: try row.text(5),
-            data: try row.text(6)
+            sequence: try row.int("sequence"),
+            id: try row.text("id"),
+            type: try row.text("type"),
+            source: try row.text("source"),
+            subject: try row.optionalText("subject"),
+            time: try row.text("time"),
+            data: try row.text("data")
         )
     }
 

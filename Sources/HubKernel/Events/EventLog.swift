@@ -35,6 +35,7 @@ public struct EventRecord: Sendable, Equatable {
 /// they are gapless and in commit order (the row lock serialises writers on PostgreSQL).
 public enum EventLog {
     static let columns = ["sequence", "id", "type", "source", "subject", "time", "data"]
+    static let select: SQL = "SELECT sequence, id, type, source, subject, time, data FROM hub_events"
 
     /// Appends `events` and returns the sequence number of the last one.
     @discardableResult
@@ -61,10 +62,7 @@ public enum EventLog {
 
     /// Events after `sequence`, oldest first.
     public static func read(after sequence: Int64, limit: Int, on connection: any SQLConnection) throws -> [EventRecord] {
-        try connection.query(
-            "SELECT sequence, id, type, source, subject, time, data FROM hub_events WHERE sequence > $1 ORDER BY sequence LIMIT $2",
-            [.int(sequence), .int(Int64(limit))]
-        ).map(record)
+        try connection.query(select + " WHERE sequence > \(sequence) ORDER BY sequence LIMIT \(limit)").map(record)
     }
 }
 
@@ -78,18 +76,15 @@ enum Counters {
 
     static func read(_ name: Name, on connection: any SQLConnection) throws -> Int64 {
         guard
-            let row = try connection.queryFirst(
-                "SELECT value FROM hub_counters WHERE name = $1" + connection.dialect.forUpdate,
-                [.text(name.rawValue)]
-            )
+            let row = try connection.queryFirst("SELECT value FROM hub_counters WHERE name = \(name.rawValue)" + .forUpdate(connection.dialect))
         else {
             throw DatabaseError(.query, "counter '\(name.rawValue)' is missing: the kernel migrations have not run")
         }
-        return try row.int(0)
+        return try row.int("value")
     }
 
     static func write(_ name: Name, _ value: Int64, on connection: any SQLConnection) throws {
-        try connection.execute("UPDATE hub_counters SET value = $1 WHERE name = $2", [.int(value), .text(name.rawValue)])
+        try connection.execute("UPDATE hub_counters SET value = \(value) WHERE name = \(name.rawValue)")
     }
 }
 

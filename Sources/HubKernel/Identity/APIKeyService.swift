@@ -14,7 +14,7 @@ import Foundation
 /// ```
 public final class APIKeyService: Sendable {
     static let prefix = "hub_"
-    static let columns = "id, user_id, name, scopes, prefix, created_at, last_used_at, revoked_at, secret_hash"
+    static let select: SQL = "SELECT id, user_id, name, scopes, prefix, created_at, last_used_at, revoked_at, secret_hash FROM hub_api_keys"
 
     let context: IdentityContext
 
@@ -56,11 +56,10 @@ public final class APIKeyService: Sendable {
                 throw IdentityError(.scopeNotAllowed, "the user's roles do not allow the '\(denied)' scope", field: "scopes")
             }
             try connection.execute(
-                "INSERT INTO hub_api_keys (id, user_id, name, scopes, secret_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                [
-                    .text(id.rawValue), userID.text, .text(name), .text(Self.encode(scopes)), .bytes(SHA256Digest.hash(secret)),
-                    .text(key.prefix), now.sqlValue,
-                ]
+                """
+                INSERT INTO hub_api_keys (id, user_id, name, scopes, secret_hash, prefix, created_at) \
+                VALUES (\(id.rawValue), \(userID), \(name), \(Self.encode(scopes)), \(SHA256Digest.hash(secret)), \(key.prefix), \(now))
+                """
             )
             try EventLog.append([IdentityEvents.apiKey(key, revoked: false, at: now)], on: connection)
         }
@@ -72,11 +71,9 @@ public final class APIKeyService: Sendable {
     public func authenticate(_ presented: String) async throws -> Principal {
         guard let (id, secret) = Self.parse(presented) else { throw IdentityError(.apiKeyInvalid, "that is not an API key of this hub") }
         let found = try await context.database.read { connection -> (APIKey, [UInt8], User?)? in
-            guard let row = try connection.queryFirst("SELECT \(Self.columns) FROM hub_api_keys WHERE id = $1", [.text(id.rawValue)]) else {
-                return nil
-            }
+            guard let row = try connection.queryFirst(Self.select + " WHERE id = \(id.rawValue)") else { return nil }
             let key = try Self.key(row)
-            return (key, try row.bytes(8), try UserStore.find(key.userID, on: connection)?.user)
+            return (key, try row.bytes("secret_hash"), try UserStore.find(key.userID, on: connection)?.user)
         }
         guard let (key, storedHash, user) = found, IdentityCrypto.constantTimeEqual(SHA256Digest.hash(secret), storedHash) else {
             throw IdentityError(.apiKeyInvalid, "that is not an API key of this hub")
@@ -95,8 +92,7 @@ public final class APIKeyService: Sendable {
         if let last = key.lastUsedAt, last > threshold.date { return }
         _ = try await context.database.write { connection in
             try connection.execute(
-                "UPDATE hub_api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at <= $3)",
-                [now.sqlValue, .text(key.id.rawValue), threshold.sqlValue]
+                "UPDATE hub_api_keys SET last_used_at = \(now) WHERE id = \(key.id.rawValue) AND (last_used_at IS NULL OR last_used_at <= \(threshold))"
             )
         }
     }
@@ -104,17 +100,14 @@ public final class APIKeyService: Sendable {
     /// The keys of `userID`, newest first, revoked ones included (they show as revoked).
     public func list(for userID: UserID) async throws -> [APIKey] {
         try await context.database.read { connection in
-            try connection.query(
-                "SELECT \(Self.columns) FROM hub_api_keys WHERE user_id = $1 ORDER BY created_at DESC, id",
-                [userID.text]
-            ).map(Self.key)
+            try connection.query(Self.select + " WHERE user_id = \(userID) ORDER BY created_at DESC, id").map(Self.key)
         }
     }
 
     /// One key, or `nil`.
     public func key(_ id: APIKeyID) async throws -> APIKey? {
         try await context.database.read { connection in
-            try connection.queryFirst("SELECT \(Self.columns) FROM hub_api_keys WHERE id = $1", [.text(id.rawValue)]).map(Self.key)
+            try connection.queryFirst(Self.select + " WHERE id = \(id.rawValue)").map(Self.key)
         }
     }
 
@@ -124,15 +117,12 @@ public final class APIKeyService: Sendable {
     public func revoke(_ id: APIKeyID) async throws -> APIKey {
         let now = context.now()
         return try await context.database.write { connection in
-            guard
-                let row = try connection.queryFirst(
-                    "SELECT \(Self.columns) FROM hub_api_keys WHERE id = $1" + connection.dialect.forUpdate,
-                    [.text(id.rawValue)]
-                )
-            else { throw IdentityError(.apiKeyNotFound, "no API key \(id)") }
+            guard let row = try connection.queryFirst(Self.select + " WHERE id = \(id.rawValue)" + .forUpdate(connection.dialect)) else {
+                throw IdentityError(.apiKeyNotFound, "no API key \(id)")
+            }
             var key = try Self.key(row)
             guard !key.isRevoked else { return key }
-            try connection.execute("UPDATE hub_api_keys SET revoked_at = $1 WHERE id = $2", [now.sqlValue, .text(id.rawValue)])
+            try connection.execute("UPDATE hub_api_keys SET revoked_at = \(now) WHERE id = \(id.rawValue)")
             key.revokedAt = now.date
             try EventLog.append([IdentityEvents.apiKey(key, revoked: true, at: now)], on: connection)
             return key
@@ -165,17 +155,17 @@ public final class APIKeyService: Sendable {
     }
 
     static func key(_ row: SQLRow) throws -> APIKey {
-        let idText = try row.text(0)
+        let idText = try row.text("id")
         guard let id = APIKeyID(idText) else { throw DatabaseError(.decode, "'\(idText)' is not an API key id") }
         return APIKey(
             id: id,
-            userID: try UserID(text: row, 1),
-            name: try row.text(2),
-            scopes: try decodeScopes(try row.text(3)),
-            prefix: try row.text(4),
-            createdAt: try row.timestamp(5).date,
-            lastUsedAt: try row.optionalTimestamp(6)?.date,
-            revokedAt: try row.optionalTimestamp(7)?.date
+            userID: try row.decode("user_id"),
+            name: try row.text("name"),
+            scopes: try decodeScopes(try row.text("scopes")),
+            prefix: try row.text("prefix"),
+            createdAt: try row.timestamp("created_at").date,
+            lastUsedAt: try row.optionalTimestamp("last_used_at")?.date,
+            revokedAt: try row.optionalTimestamp("revoked_at")?.date
         )
     }
 }

@@ -13,13 +13,12 @@ enum HubSecrets {
         at now: LedgerTimestamp,
         on connection: any SQLConnection
     ) throws -> [UInt8] {
-        if let row = try connection.queryFirst("SELECT value FROM hub_secrets WHERE name = $1", [.text(name)]) {
-            return try row.bytes(0)
+        if let row = try connection.queryFirst("SELECT value FROM hub_secrets WHERE name = \(name)") {
+            return try row.bytes("value")
         }
         try connection.execute(
-            "INSERT INTO hub_secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING",
-            [.text(name), .bytes(make()), now.sqlValue]
+            "INSERT INTO hub_secrets (name, value, created_at) VALUES (\(name), \(make()), \(now)) ON CONFLICT (name) DO NOTHING"
         )
-        return try connection.queryFirst("SELECT value FROM hub_secrets WHERE name = $1", [.text(name)])!.bytes(0)
+        return try connection.queryFirst("SELECT value FROM hub_secrets WHERE name = \(name)")!.bytes("value")
     }
 }

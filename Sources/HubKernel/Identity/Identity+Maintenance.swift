@@ -8,8 +8,8 @@ extension Identity {
     public func purgeExpired() async throws -> Int {
         let now = clock.now()
         return try await database.write { connection in
-            let tokens = try connection.execute("DELETE FROM hub_refresh_tokens WHERE expires_at <= $1", [now.sqlValue])
-            let challenges = try connection.execute("DELETE FROM hub_wallet_challenges WHERE expires_at <= $1", [now.sqlValue])
+            let tokens = try connection.execute("DELETE FROM hub_refresh_tokens WHERE expires_at <= \(now)")
+            let challenges = try connection.execute("DELETE FROM hub_wallet_challenges WHERE expires_at <= \(now)")
             return tokens + challenges
         }
     }

@@ -5,12 +5,11 @@ import Foundation
 extension LedgerTimestamp {
     var date: Date { Date(timeIntervalSince1970: Double(nanoseconds) / 1_000_000_000) }
 
-
     /// Whole seconds, as JWT claims carry them.
     var wholeSeconds: Date { Date(timeIntervalSince1970: Double(nanoseconds / 1_000_000_000)) }
 }
 
 extension SQLRow {
-    func timestamp(_ index: Int) throws -> LedgerTimestamp { try LedgerTimestamp(row: self, index) }
-    func optionalTimestamp(_ index: Int) throws -> LedgerTimestamp? { isNull(index) ? nil : try LedgerTimestamp(row: self, index) }
+    func timestamp(_ name: String) throws -> LedgerTimestamp { try decode(name) }
+    func optionalTimestamp(_ name: String) throws -> LedgerTimestamp? { try decode(name) }
 }

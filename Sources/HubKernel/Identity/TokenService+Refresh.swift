@@ -23,29 +23,29 @@ extension TokenService {
         let outcome = try await context.database.write { connection -> RefreshOutcome in
             guard
                 let row = try connection.queryFirst(
-                    "SELECT id, user_id, family_id, expires_at, used_at, revoked_at FROM hub_refresh_tokens WHERE token_hash = $1"
-                        + connection.dialect.forUpdate,
-                    [.bytes(hash)]
+                    "SELECT id, user_id, family_id, expires_at, used_at, revoked_at FROM hub_refresh_tokens WHERE token_hash = \(hash)"
+                        + .forUpdate(connection.dialect)
                 )
             else { return .refused(IdentityError(.tokenInvalid, "unknown refresh token")) }
-            let id = try row.text(0)
-            let userID = try UserID(text: row, 1)
-            let family = try row.text(2)
-            if !row.isNull(5) { return .refused(IdentityError(.tokenRevoked, "this session has ended; sign in again")) }
-            if !row.isNull(4) {
+            let id = try row.text("id")
+            let userID: UserID = try row.decode("user_id")
+            let family = try row.text("family_id")
+            if try row.optionalTimestamp("revoked_at") != nil {
+                return .refused(IdentityError(.tokenRevoked, "this session has ended; sign in again"))
+            }
+            if try row.optionalTimestamp("used_at") != nil {
                 try Self.revokeFamily(family, at: now, on: connection)
                 try EventLog.append([IdentityEvents.reuseDetected(userID: userID, familyID: family, at: now)], on: connection)
                 return .reused(userID, family: family)
             }
-            guard now < (try row.timestamp(3)) else { return .refused(IdentityError(.tokenExpired, "the refresh token has expired; sign in again")) }
+            guard now < (try row.timestamp("expires_at")) else {
+                return .refused(IdentityError(.tokenExpired, "the refresh token has expired; sign in again"))
+            }
             guard let user = try UserStore.find(userID, on: connection)?.user, !user.disabled else {
                 return .refused(IdentityError(.userDisabled, "this account is disabled"))
             }
             let nextID = IdentityCrypto.uuid()
-            try connection.execute(
-                "UPDATE hub_refresh_tokens SET used_at = $1, replaced_by = $2 WHERE id = $3",
-                [now.sqlValue, .text(nextID), .text(id)]
-            )
+            try connection.execute("UPDATE hub_refresh_tokens SET used_at = \(now), replaced_by = \(nextID) WHERE id = \(id)")
             let expiresAt = now.adding(lifetime)
             try Self.insertRefresh(next, family: family, userID: userID, now: now, expiresAt: expiresAt, id: nextID, on: connection)
             return .rotated(user, family: family, expiresAt: expiresAt)
@@ -72,10 +72,10 @@ extension TokenService {
         }
         let now = context.now()
         let found = try await context.database.write { connection -> Bool in
-            guard let row = try connection.queryFirst("SELECT family_id FROM hub_refresh_tokens WHERE token_hash = $1", [.bytes(hash)]) else {
+            guard let row = try connection.queryFirst("SELECT family_id FROM hub_refresh_tokens WHERE token_hash = \(hash)") else {
                 return false
             }
-            try Self.revokeFamily(try row.text(0), at: now, on: connection)
+            try Self.revokeFamily(try row.text("family_id"), at: now, on: connection)
             return true
         }
         guard found else { throw IdentityError(.tokenInvalid, "unknown refresh token") }
@@ -90,16 +90,10 @@ extension TokenService {
     }
 
     static func revokeAll(_ userID: UserID, at now: LedgerTimestamp, on connection: any SQLConnection) throws -> Int {
-        try connection.execute(
-            "UPDATE hub_refresh_tokens SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL",
-            [now.sqlValue, userID.text]
-        )
+        try connection.execute("UPDATE hub_refresh_tokens SET revoked_at = \(now) WHERE user_id = \(userID) AND revoked_at IS NULL")
     }
 
     static func revokeFamily(_ family: String, at now: LedgerTimestamp, on connection: any SQLConnection) throws {
-        try connection.execute(
-            "UPDATE hub_refresh_tokens SET revoked_at = $1 WHERE family_id = $2 AND revoked_at IS NULL",
-            [now.sqlValue, .text(family)]
-        )
+        try connection.execute("UPDATE hub_refresh_tokens SET revoked_at = \(now) WHERE family_id = \(family) AND revoked_at IS NULL")
     }
 }

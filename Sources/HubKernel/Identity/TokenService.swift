@@ -79,8 +79,10 @@ public final class TokenService: Sendable {
         on connection: any SQLConnection
     ) throws {
         try connection.execute(
-            "INSERT INTO hub_refresh_tokens (id, user_id, family_id, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)",
-            [.text(id), userID.text, .text(family), .bytes(token.hash), now.sqlValue, expiresAt.sqlValue]
+            """
+            INSERT INTO hub_refresh_tokens (id, user_id, family_id, token_hash, created_at, expires_at) \
+            VALUES (\(id), \(userID), \(family), \(token.hash), \(now), \(expiresAt))
+            """
         )
     }
 
@@ -111,10 +113,7 @@ public final class TokenService: Sendable {
         let (row, live) = try await context.database.read { connection in
             (
                 try UserStore.find(userID, on: connection),
-                try connection.queryFirst(
-                    "SELECT 1 FROM hub_refresh_tokens WHERE family_id = $1 AND revoked_at IS NULL LIMIT 1",
-                    [.text(session)]
-                ) != nil
+                try connection.queryFirst("SELECT 1 FROM hub_refresh_tokens WHERE family_id = \(session) AND revoked_at IS NULL LIMIT 1") != nil
             )
         }
         guard let user = row?.user else { throw IdentityError(.tokenInvalid, "the access token's user no longer exists") }

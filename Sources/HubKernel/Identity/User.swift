@@ -19,9 +19,12 @@ public struct UserID: LedgerIdentifier, Codable {
         try container.encode(description)
     }
 
-    var text: SQLValue { .text(description) }
+    /// Identity's tables keep a user id in its text form (the same text as a user's ledger
+    /// `owner_id`), not as the 16 bytes other ledger identifiers bind as: `\(userID)` in a
+    /// statement binds this text, and reading a column as `UserID` parses it.
+    public var sqlValue: SQLValue { .text(description) }
 
-    init(text row: SQLRow, _ index: Int) throws {
+    public init(row: SQLRow, _ index: Int) throws {
         let text = try row.text(index)
         guard let id = UserID(text) else { throw DatabaseError(.decode, "column \(index): '\(text)' is not a user id") }
         self = id

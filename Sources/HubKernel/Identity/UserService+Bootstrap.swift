@@ -12,15 +12,9 @@ extension UserService {
         let token = OpaqueToken.generate(prefix: Self.bootstrapPrefix)
         return try await context.database.write { connection -> String? in
             guard try UserStore.enabledAdminCount(on: connection) == 0 else { return nil }
-            try connection.execute(
-                "UPDATE hub_bootstrap_tokens SET replaced_at = $1 WHERE used_at IS NULL AND replaced_at IS NULL",
-                [now.sqlValue]
-            )
+            try connection.execute("UPDATE hub_bootstrap_tokens SET replaced_at = \(now) WHERE used_at IS NULL AND replaced_at IS NULL")
             let id = IdentityCrypto.uuid()
-            try connection.execute(
-                "INSERT INTO hub_bootstrap_tokens (id, token_hash, created_at) VALUES ($1, $2, $3)",
-                [.text(id), .bytes(token.hash), now.sqlValue]
-            )
+            try connection.execute("INSERT INTO hub_bootstrap_tokens (id, token_hash, created_at) VALUES (\(id), \(token.hash), \(now))")
             try EventLog.append([IdentityEvents.bootstrapIssued(id: id, at: now)], on: connection)
             return token.plaintext
         }
@@ -40,12 +34,13 @@ extension UserService {
         let user = try await context.database.write { connection -> User in
             guard
                 let row = try connection.queryFirst(
-                    "SELECT id, used_at, replaced_at FROM hub_bootstrap_tokens WHERE token_hash = $1" + connection.dialect.forUpdate,
-                    [.bytes(tokenHash)]
+                    "SELECT id, used_at, replaced_at FROM hub_bootstrap_tokens WHERE token_hash = \(tokenHash)" + .forUpdate(connection.dialect)
                 )
             else { throw IdentityError(.bootstrapInvalid, "unknown bootstrap token", field: "token") }
-            guard row.isNull(1) else { throw IdentityError(.bootstrapUsed, "this bootstrap token has been used", field: "token") }
-            guard row.isNull(2) else {
+            guard try row.optionalTimestamp("used_at") == nil else {
+                throw IdentityError(.bootstrapUsed, "this bootstrap token has been used", field: "token")
+            }
+            guard try row.optionalTimestamp("replaced_at") == nil else {
                 throw IdentityError(.bootstrapInvalid, "a newer bootstrap token replaced this one; use the latest printed", field: "token")
             }
             guard try UserStore.enabledAdminCount(on: connection) == 0 else {
@@ -61,7 +56,7 @@ extension UserService {
                 at: now,
                 on: connection
             )
-            try connection.execute("UPDATE hub_bootstrap_tokens SET used_at = $1 WHERE id = $2", [now.sqlValue, .text(try row.text(0))])
+            try connection.execute("UPDATE hub_bootstrap_tokens SET used_at = \(now) WHERE id = \(try row.text("id"))")
             return user
         }
         return SignedIn(user: user, tokens: try await tokens.issue(for: user))

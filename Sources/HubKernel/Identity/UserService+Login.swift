@@ -28,10 +28,7 @@ extension UserService {
     private func rehash(_ id: UserID, password: String, replacing old: String) async throws {
         let hash = try await passwords.hash(password)
         _ = try await context.database.write { connection in
-            try connection.execute(
-                "UPDATE hub_users SET password_hash = $1 WHERE id = $2 AND password_hash = $3",
-                [.text(hash), id.text, .text(old)]
-            )
+            try connection.execute("UPDATE hub_users SET password_hash = \(hash) WHERE id = \(id) AND password_hash = \(old)")
         }
     }
 }

@@ -75,7 +75,9 @@ public final class UserService: Sendable {
     public func list(after: UserID? = nil, limit: Int = 100) async throws -> [User] {
         let limit = Int64(max(1, min(limit, 1000)))
         return try await context.database.read { connection in
-            try connection.query(UserStore.select + " WHERE id > \(after?.description ?? "") ORDER BY id LIMIT \(limit)").map { try UserStore.row($0).user }
+            try connection.query(UserStore.select + " WHERE id > \(after?.description ?? "") ORDER BY id LIMIT \(limit)").map {
+                try UserStore.row($0).user
+            }
         }
     }
 
@@ -85,7 +87,7 @@ public final class UserService: Sendable {
         let limit = Int64(max(1, min(limit, 1000)))
         return try await context.database.read { connection in
             try connection.query(
-                UserStore.select + " WHERE created_by = \(creator.text) AND id > \(after?.description ?? "") ORDER BY id LIMIT \(limit)"
+                UserStore.select + " WHERE created_by = \(creator) AND id > \(after?.description ?? "") ORDER BY id LIMIT \(limit)"
             ).map { try UserStore.row($0).user }
         }
     }
@@ -109,7 +111,7 @@ public final class UserService: Sendable {
             if user.isAdmin, !roles.contains(.admin), !user.disabled, try UserStore.enabledAdminCount(lock: true, on: connection) <= 1 {
                 throw IdentityError(.lastAdmin, "this is the only enabled admin; make another admin first")
             }
-            try connection.execute("UPDATE hub_users SET roles = $1 WHERE id = $2", [.text(roles.storageText), id.text])
+            try connection.execute("UPDATE hub_users SET roles = \(roles.storageText) WHERE id = \(id)")
             try EventLog.append([IdentityEvents.rolesChanged(id, from: user.roles, to: roles, by: caller.userID, at: now)], on: connection)
             user.roles = roles
             return user
@@ -145,7 +147,7 @@ public final class UserService: Sendable {
             if disabled, user.isAdmin, try UserStore.enabledAdminCount(lock: true, on: connection) <= 1 {
                 throw IdentityError(.lastAdmin, "this is the only enabled admin; create or enable another first")
             }
-            try connection.execute("UPDATE hub_users SET disabled = $1 WHERE id = $2", [.int(disabled ? 1 : 0), id.text])
+            try connection.execute("UPDATE hub_users SET disabled = \(disabled) WHERE id = \(id)")
             if disabled { _ = try TokenService.revokeAll(id, at: now, on: connection) }
             try EventLog.append([IdentityEvents.userDisabled(id, disabled: disabled, by: caller.userID, at: now)], on: connection)
             user.disabled = disabled
@@ -162,7 +164,7 @@ public final class UserService: Sendable {
         let now = context.now()
         try await context.database.write { connection in
             guard try UserStore.find(id, lock: true, on: connection) != nil else { throw IdentityError(.userNotFound, "no user \(id)") }
-            try connection.execute("UPDATE hub_users SET password_hash = $1 WHERE id = $2", [.text(hash), id.text])
+            try connection.execute("UPDATE hub_users SET password_hash = \(hash) WHERE id = \(id)")
             _ = try TokenService.revokeAll(id, at: now, on: connection)
             try EventLog.append([IdentityEvents.passwordSet(id, at: now)], on: connection)
         }

@@ -9,15 +9,15 @@ enum UserStore {
     }
 
     static func row(_ row: SQLRow) throws -> Row {
-        let hash = try row.optionalText(4)
+        let hash = try row.optionalText("password_hash")
         let user = User(
-            id: try UserID(text: row, 0),
-            email: try row.optionalText(1),
-            displayName: try row.text(2),
-            roles: try Set<Role>(storageText: try row.text(3)),
-            createdAt: try row.timestamp(6).date,
-            createdBy: row.isNull(5) ? nil : try UserID(text: row, 5),
-            disabled: try row.int(7) != 0,
+            id: try row.decode("id"),
+            email: try row.optionalText("email"),
+            displayName: try row.text("display_name"),
+            roles: try Set<Role>(storageText: try row.text("roles")),
+            createdAt: try row.timestamp("created_at").date,
+            createdBy: try row.decode("created_by"),
+            disabled: try row.int("disabled") != 0,
             hasPassword: hash != nil
         )
         return Row(user: user, passwordHash: hash)
@@ -25,7 +25,7 @@ enum UserStore {
 
     static func find(_ id: UserID, lock: Bool = false, on connection: any SQLConnection) throws -> Row? {
         let lockClause: SQL = lock ? .forUpdate(connection.dialect) : ""
-        return try connection.queryFirst(select + " WHERE id = \(id.text)" + lockClause).map(row)
+        return try connection.queryFirst(select + " WHERE id = \(id)" + lockClause).map(row)
     }
 
     static func find(email: String, on connection: any SQLConnection) throws -> Row? {
@@ -60,12 +60,8 @@ enum UserStore {
             try connection.execute(
                 """
                 INSERT INTO hub_users (id, email, display_name, roles, password_hash, created_by, created_at, disabled)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, 0)
-                """,
-                [
-                    id.text, .optional(email.map(SQLValue.text)), .text(displayName), .text(roles.storageText),
-                    .optional(passwordHash.map(SQLValue.text)), .optional(createdBy?.text), now.sqlValue,
-                ]
+                VALUES (\(id), \(email), \(displayName), \(roles.storageText), \(passwordHash), \(createdBy), \(now), 0)
+                """
             )
         } catch let error as DatabaseError where error.kind == .constraint && email != nil {
             throw IdentityError(.emailTaken, "\(email!) already has an account", field: "email")

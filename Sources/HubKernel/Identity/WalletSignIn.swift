@@ -45,10 +45,12 @@ public final class WalletSignIn: Sendable {
         )
         let purgeBefore = now.adding(.zero - Self.challengeRetention)
         try await context.database.write { connection in
-            try connection.execute("DELETE FROM hub_wallet_challenges WHERE expires_at < $1", [purgeBefore.sqlValue])
+            try connection.execute("DELETE FROM hub_wallet_challenges WHERE expires_at < \(purgeBefore)")
             try connection.execute(
-                "INSERT INTO hub_wallet_challenges (nonce, scheme, address, message, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)",
-                [.text(nonce), .text(scheme), .text(address), .text(message), now.sqlValue, expiresAt.sqlValue]
+                """
+                INSERT INTO hub_wallet_challenges (nonce, scheme, address, message, created_at, expires_at) \
+                VALUES (\(nonce), \(scheme), \(address), \(message), \(now), \(expiresAt))
+                """
             )
         }
         return WalletChallenge(nonce: nonce, scheme: scheme, address: address, message: message, issuedAt: now.date, expiresAt: expiresAt.date)
@@ -110,10 +112,7 @@ public final class WalletSignIn: Sendable {
     /// The wallet addresses linked to `userID`, oldest first.
     public func links(for userID: UserID) async throws -> [WalletLink] {
         try await context.database.read { connection in
-            try connection.query(
-                "SELECT scheme, address, user_id, created_at FROM hub_wallet_links WHERE user_id = $1 ORDER BY created_at, scheme, address",
-                [userID.text]
-            ).map(Self.link)
+            try connection.query(Self.selectLinks + " WHERE user_id = \(userID) ORDER BY created_at, scheme, address").map(Self.link)
         }
     }
 
@@ -153,8 +152,7 @@ public final class WalletSignIn: Sendable {
     /// Marks the challenge used, refusing one used or expired meanwhile (a concurrent replay).
     static func consume(_ challenge: WalletChallenge, at now: LedgerTimestamp, on connection: any SQLConnection) throws {
         let changed = try connection.execute(
-            "UPDATE hub_wallet_challenges SET used_at = $1 WHERE nonce = $2 AND used_at IS NULL AND expires_at > $1",
-            [now.sqlValue, .text(challenge.nonce)]
+            "UPDATE hub_wallet_challenges SET used_at = \(now) WHERE nonce = \(challenge.nonce) AND used_at IS NULL AND expires_at > \(now)"
         )
         guard changed == 1 else {
             guard let (_, used) = try Self.challenge(challenge.nonce, on: connection), !used else {
@@ -167,30 +165,33 @@ public final class WalletSignIn: Sendable {
     static func challenge(_ nonce: String, on connection: any SQLConnection) throws -> (WalletChallenge, used: Bool)? {
         guard
             let row = try connection.queryFirst(
-                "SELECT nonce, scheme, address, message, created_at, expires_at, used_at FROM hub_wallet_challenges WHERE nonce = $1",
-                [.text(nonce)]
+                "SELECT nonce, scheme, address, message, created_at, expires_at, used_at FROM hub_wallet_challenges WHERE nonce = \(nonce)"
             )
         else { return nil }
         let challenge = WalletChallenge(
-            nonce: try row.text(0),
-            scheme: try row.text(1),
-            address: try row.text(2),
-            message: try row.text(3),
-            issuedAt: try row.timestamp(4).date,
-            expiresAt: try row.timestamp(5).date
+            nonce: try row.text("nonce"),
+            scheme: try row.text("scheme"),
+            address: try row.text("address"),
+            message: try row.text("message"),
+            issuedAt: try row.timestamp("created_at").date,
+            expiresAt: try row.timestamp("expires_at").date
         )
-        return (challenge, !row.isNull(6))
+        return (challenge, try row.optionalTimestamp("used_at") != nil)
     }
 
     static func link(_ scheme: String, _ address: String, on connection: any SQLConnection) throws -> WalletLink? {
-        try connection.queryFirst(
-            "SELECT scheme, address, user_id, created_at FROM hub_wallet_links WHERE scheme = $1 AND address = $2",
-            [.text(scheme), .text(address)]
-        ).map(link)
+        try connection.queryFirst(selectLinks + " WHERE scheme = \(scheme) AND address = \(address)").map(link)
     }
 
+    static let selectLinks: SQL = "SELECT scheme, address, user_id, created_at FROM hub_wallet_links"
+
     static func link(_ row: SQLRow) throws -> WalletLink {
-        WalletLink(scheme: try row.text(0), address: try row.text(1), userID: try UserID(text: row, 2), createdAt: try row.timestamp(3).date)
+        WalletLink(
+            scheme: try row.text("scheme"),
+            address: try row.text("address"),
+            userID: try row.decode("user_id"),
+            createdAt: try row.timestamp("created_at").date
+        )
     }
 
     static func linkedUser(_ scheme: String, _ address: String, on connection: any SQLConnection) throws -> User? {
@@ -204,8 +205,7 @@ public final class WalletSignIn: Sendable {
     {
         let link = WalletLink(scheme: challenge.scheme, address: challenge.address, userID: userID, createdAt: now.date)
         try connection.execute(
-            "INSERT INTO hub_wallet_links (scheme, address, user_id, created_at) VALUES ($1, $2, $3, $4)",
-            [.text(link.scheme), .text(link.address), userID.text, now.sqlValue]
+            "INSERT INTO hub_wallet_links (scheme, address, user_id, created_at) VALUES (\(link.scheme), \(link.address), \(userID), \(now))"
         )
         try EventLog.append([IdentityEvents.walletLinked(link, at: now)], on: connection)
         return link

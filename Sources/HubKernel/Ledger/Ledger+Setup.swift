@@ -73,11 +73,10 @@ extension Ledger {
                 rail: new.rail
             )
             try connection.execute(
-                "INSERT INTO ledger_assets (code, scale, name, issuance_account_id, organiser_id, created_at, rail) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                [
-                    .text(asset.code.rawValue), .int(Int64(asset.scale)), .text(asset.name), asset.issuanceAccountID.sqlValue,
-                    asset.organiserID.map(SQLValue.text) ?? .null, createdAt.sqlValue, .optional(asset.rail.map(SQLValue.text)),
-                ]
+                """
+                INSERT INTO ledger_assets (code, scale, name, issuance_account_id, organiser_id, created_at, rail) \
+                VALUES (\(asset.code), \(Int64(asset.scale)), \(asset.name), \(asset.issuanceAccountID), \(asset.organiserID), \(createdAt), \(asset.rail))
+                """
             )
             let issuance = Account(
                 id: asset.issuanceAccountID,
@@ -147,7 +146,7 @@ extension Ledger {
         // Each known asset's owning rail ("" for none): accounts of a rail's asset are that rail's.
         var assetRails: [String: String] = [:]
         for row in try connection.selectIn("SELECT code, rail FROM ledger_assets WHERE code", keys: assetCodes) {
-            assetRails[try row.text(0)] = try row.optionalText(1) ?? ""
+            assetRails[try row.text("code")] = try row.optionalText("rail") ?? ""
         }
         var results: [CreateResult<Account>] = []
         var inserted: [Account] = []
@@ -245,16 +244,16 @@ extension Ledger {
     static let selectAssets: SQL = "SELECT code, scale, name, issuance_account_id, created_at, organiser_id, rail FROM ledger_assets"
 
     static func asset(_ row: SQLRow) throws -> Asset {
-        let codeText = try row.text(0)
+        let codeText = try row.text("code")
         guard let code = AssetCode(codeText) else { throw DatabaseError(.decode, "bad asset code '\(codeText)'") }
         return Asset(
             code: code,
-            scale: UInt8(clamping: try row.int(1)),
-            name: try row.text(2),
-            issuanceAccountID: try AccountID(row: row, 3),
-            organiserID: try row.optionalText(5),
-            createdAt: try LedgerTimestamp(row: row, 4),
-            rail: try row.optionalText(6)
+            scale: UInt8(clamping: try row.int("scale")),
+            name: try row.text("name"),
+            issuanceAccountID: try row.decode("issuance_account_id"),
+            organiserID: try row.optionalText("organiser_id"),
+            createdAt: try row.decode("created_at"),
+            rail: try row.optionalText("rail")
         )
     }
 

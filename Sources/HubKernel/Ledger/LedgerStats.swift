@@ -10,14 +10,18 @@ public enum StatsBucket: String, Sendable, CaseIterable {
         }
     }
 
-    /// How many leading characters of an RFC 3339 time (`2026-11-21T10:05:00.000Z`) name the
+    /// The leading characters of an RFC 3339 time (`2026-11-21T10:05:00.000Z`) that name the
     /// bucket: the event log stores times in that fixed 24-character UTC form, so a prefix is a
     /// bucket and the database can group events without parsing dates.
-    var timePrefixLength: Int {
+    ///
+    /// The length is statement text, not a bound value: the statement groups by this expression,
+    /// and PostgreSQL accepts a selected expression under `GROUP BY` only when the grouped one is
+    /// the same text (two parameters are two different expressions to it).
+    var timePrefix: SQL {
         switch self {
-        case .minute: 16
-        case .hour: 13
-        case .day: 10
+        case .minute: "substr(time, 1, 16)"
+        case .hour: "substr(time, 1, 13)"
+        case .day: "substr(time, 1, 10)"
         }
     }
 }
@@ -58,10 +62,9 @@ extension Ledger {
             try connection.query(
                 """
                 SELECT timestamp, asset, ref_rail, amount FROM ledger_transfers
-                WHERE timestamp >= $1 AND timestamp < $2 AND kind IN ('posted', 'post_pending')
+                WHERE timestamp >= \(since) AND timestamp < \(until) AND kind IN ('posted', 'post_pending')
                 ORDER BY timestamp
-                """,
-                [since.sqlValue, until.sqlValue]
+                """
             )
         }
         struct Key: Hashable {
@@ -72,13 +75,13 @@ extension Ledger {
         var sums: [Key: (count: Int64, volume: WideSum)] = [:]
         var order: [Key] = []
         for row in rows {
-            let timestamp = try LedgerTimestamp(row: row, 0)
+            let (timestamp, asset, rail, amount) = try row.decode(LedgerTimestamp.self, String.self, String?.self, UInt128.self)
             let start = timestamp.nanoseconds - timestamp.nanoseconds % bucket.nanoseconds
-            let key = Key(start: start, asset: try row.text(1), rail: try row.optionalText(2))
+            let key = Key(start: start, asset: asset, rail: rail)
             if sums[key] == nil { order.append(key) }
             var entry = sums[key] ?? (0, WideSum())
             entry.count += 1
-            entry.volume.add(try row.uint128(3))
+            entry.volume.add(amount)
             sums[key] = entry
         }
         // Rows come oldest first, so first appearance orders buckets by time; ties by asset and rail.
@@ -97,20 +100,19 @@ extension Ledger {
 
 extension EventLog {
     /// Events per bucket with a time in `since..<until`, grouped by the database on the time's
-    /// prefix (see ``StatsBucket/timePrefixLength``). `substr` means the same on both backends.
+    /// prefix (see ``StatsBucket/timePrefix``). `substr` means the same on both backends.
     static func rates(bucket: StatsBucket, since: LedgerTimestamp, until: LedgerTimestamp, on connection: any SQLConnection) throws -> [EventRate] {
-        let length = bucket.timePrefixLength
+        // Times are stored as RFC 3339 text, so the bounds are compared as text too.
         let rows = try connection.query(
             """
-            SELECT substr(time, 1, \(length)) AS bucket, count(*) FROM hub_events
-            WHERE time >= $1 AND time < $2 GROUP BY substr(time, 1, \(length)) ORDER BY 1
-            """,
-            [.text(since.description), .text(until.description)]
+            SELECT \(bucket.timePrefix) AS bucket, count(*) FROM hub_events
+            WHERE time >= \(since.description) AND time < \(until.description) GROUP BY \(bucket.timePrefix) ORDER BY 1
+            """
         )
         let zero = "0000-01-01T00:00:00.000Z"
         return try rows.map { row in
-            let prefix = try row.text(0)
-            return EventRate(start: prefix + zero.dropFirst(prefix.count), count: try row.int(1))
+            let (prefix, count) = try row.decode(String.self, Int64.self)
+            return EventRate(start: prefix + zero.dropFirst(prefix.count), count: count)
         }
     }
 }

@@ -49,7 +49,7 @@ public struct Migrator: Sendable {
         self.groups = groups
     }
 
-    private static let historyTable = """
+    private static let historyTable: SQL = """
         CREATE TABLE IF NOT EXISTS hub_migrations (
             group_name TEXT NOT NULL,
             position INTEGER NOT NULL,
@@ -66,7 +66,7 @@ public struct Migrator: Sendable {
         let groups = self.groups.map { ($0.group, $0.migrations.map(\.name)) }
         return try await database.write { connection in
             if connection.dialect == .postgres { try connection.execute("SELECT pg_advisory_xact_lock(7041532)") }
-            try connection.execute(Self.historyTable, [])
+            try connection.execute(Self.historyTable)
             var pending: [String: [String]] = [:]
             for (group, names) in groups {
                 let applied = try Self.appliedNames(group, connection)
@@ -92,15 +92,18 @@ public struct Migrator: Sendable {
                     if connection.dialect == .postgres {
                         try connection.execute("SELECT pg_advisory_xact_lock(7041532)")
                     }
-                    try connection.execute(Self.historyTable, [])
+                    try connection.execute(Self.historyTable)
                     let done = try Self.appliedNames(group, connection)
                     try Self.checkHistory(group: group, applied: done, known: names)
                     guard done.count < migrations.count else { return nil }
                     let migration = migrations[done.count]
                     try connection.executeScript(migration.sql(connection.dialect))
+                    let appliedAt = ISO8601DateFormatter().string(from: Date())
                     try connection.execute(
-                        "INSERT INTO hub_migrations (group_name, position, name, applied_at) VALUES ($1, $2, $3, $4)",
-                        [.text(group.name), .int(Int64(done.count)), .text(migration.name), .text(ISO8601DateFormatter().string(from: Date()))]
+                        """
+                        INSERT INTO hub_migrations (group_name, position, name, applied_at) \
+                        VALUES (\(group.name), \(done.count), \(migration.name), \(appliedAt))
+                        """
                     )
                     return "\(group.name)/\(migration.name)"
                 }
@@ -121,10 +124,7 @@ public struct Migrator: Sendable {
     }
 
     private static func appliedNames(_ group: MigrationGroup, _ connection: any SQLConnection) throws -> [String] {
-        try connection.query(
-            "SELECT name FROM hub_migrations WHERE group_name = $1 ORDER BY position",
-            [.text(group.name)]
-        ).map { try $0.text(0) }
+        try connection.query("SELECT name FROM hub_migrations WHERE group_name = \(group.name) ORDER BY position").map { try $0.text("name") }
     }
 
     private static func checkHistory(group: MigrationGroup, applied: [String], known: [String]) throws {

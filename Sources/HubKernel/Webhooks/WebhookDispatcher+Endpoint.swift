@@ -126,11 +126,10 @@ extension WebhookDispatcher {
         return try await database.write { connection in
             try connection.execute(
                 """
-                UPDATE hub_webhook_endpoints SET lease_owner = $1, lease_until = $2
-                WHERE id = $3 AND enabled = 1 AND cursor_sequence = $4 AND head_attempts = $5
-                    AND (lease_owner IS NULL OR lease_owner = $1 OR lease_until < $6)
-                """,
-                [.text(owner), until.sqlValue, endpoint.id.textValue, .int(endpoint.cursor), .int(Int64(endpoint.headAttempts)), now.sqlValue]
+                UPDATE hub_webhook_endpoints SET lease_owner = \(owner), lease_until = \(until)
+                WHERE id = \(endpoint.id) AND enabled = 1 AND cursor_sequence = \(endpoint.cursor) AND head_attempts = \(endpoint.headAttempts)
+                    AND (lease_owner IS NULL OR lease_owner = \(owner) OR lease_until < \(now))
+                """
             ) == 1
         }
     }
@@ -139,8 +138,7 @@ extension WebhookDispatcher {
         let owner = self.owner
         _ = try await database.write { connection in
             try connection.execute(
-                "UPDATE hub_webhook_endpoints SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2",
-                [id.textValue, .text(owner)]
+                "UPDATE hub_webhook_endpoints SET lease_owner = NULL, lease_until = NULL WHERE id = \(id) AND lease_owner = \(owner)"
             )
         }
     }
@@ -160,21 +158,17 @@ extension WebhookDispatcher {
         return try await database.write { connection in
             let updated = try connection.query(
                 """
-                UPDATE hub_webhook_endpoints SET cursor_sequence = $1, head_attempts = $2, next_attempt_at = $3,
-                    consecutive_failures = CASE WHEN $4 = 1 THEN 0 ELSE consecutive_failures + 1 END,
-                    failed_permanently = failed_permanently + $5, lease_until = $6
-                WHERE id = $7 AND lease_owner = $8 AND cursor_sequence = $9 AND head_attempts = $10
+                UPDATE hub_webhook_endpoints SET cursor_sequence = \(step.cursor), head_attempts = \(step.headAttempts),
+                    next_attempt_at = \(step.nextAttemptAt),
+                    consecutive_failures = CASE WHEN \(step.succeeded) = 1 THEN 0 ELSE consecutive_failures + 1 END,
+                    failed_permanently = failed_permanently + \(step.gaveUp ? 1 : 0), lease_until = \(leaseUntil)
+                WHERE id = \(id) AND lease_owner = \(owner) AND cursor_sequence = \(expected.cursor) AND head_attempts = \(expected.headAttempts)
                 RETURNING enabled
-                """,
-                [
-                    .int(step.cursor), .int(Int64(step.headAttempts)), step.nextAttemptAt.sqlValue, .int(step.succeeded ? 1 : 0),
-                    .int(step.gaveUp ? 1 : 0), leaseUntil.sqlValue, id.textValue, .text(owner), .int(expected.cursor),
-                    .int(Int64(expected.headAttempts)),
-                ]
+                """
             )
             var exists = !updated.isEmpty
             if !exists {
-                exists = try connection.queryFirst("SELECT 1 FROM hub_webhook_endpoints WHERE id = $1", [id.textValue]) != nil
+                exists = try connection.queryFirst("SELECT 1 FROM hub_webhook_endpoints WHERE id = \(id)") != nil
             }
             if exists {
                 _ = try WebhookRows.insertDelivery(
@@ -186,7 +180,7 @@ extension WebhookDispatcher {
                     on: connection
                 )
             }
-            return try updated.first.map { try $0.int(0) != 0 }
+            return try updated.first.map { try $0.int("enabled") != 0 }
         }
     }
 
@@ -197,10 +191,9 @@ extension WebhookDispatcher {
         return try await database.write { connection in
             try connection.execute(
                 """
-                UPDATE hub_webhook_endpoints SET cursor_sequence = $1, head_attempts = 0, next_attempt_at = NULL, lease_until = $2
-                WHERE id = $3 AND lease_owner = $4 AND cursor_sequence = $5
-                """,
-                [.int(sequence), leaseUntil.sqlValue, id.textValue, .text(owner), .int(cursor)]
+                UPDATE hub_webhook_endpoints SET cursor_sequence = \(sequence), head_attempts = 0, next_attempt_at = NULL, lease_until = \(leaseUntil)
+                WHERE id = \(id) AND lease_owner = \(owner) AND cursor_sequence = \(cursor)
+                """
             ) == 1
         }
     }

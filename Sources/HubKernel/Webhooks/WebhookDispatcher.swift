@@ -147,23 +147,23 @@ public final class WebhookDispatcher: Service {
                 """
                 SELECT id, url, secret, event_types, cursor_sequence, head_attempts, next_attempt_at, lease_owner, lease_until,
                        previous_secret, previous_secret_expires_at
-                FROM hub_webhook_endpoints WHERE enabled = 1 AND cursor_sequence < $1 ORDER BY id
-                """,
-                [.int(last)]
+                FROM hub_webhook_endpoints WHERE enabled = 1 AND cursor_sequence < \(last) ORDER BY id
+                """
             ).map { row in
                 // Another dispatcher's lease keeps the endpoint from this one until it runs out.
-                let foreignLease = try row.optionalText(7) != owner && !row.isNull(8)
+                let leaseUntil = try row.decode("lease_until", as: LedgerTimestamp?.self)
+                let foreignLease = try row.optionalText("lease_owner") != owner && leaseUntil != nil
                 return (
                     state: EndpointState(
-                        id: try WebhookRows.endpointID(row, 0),
-                        url: try row.text(1),
-                        secrets: try WebhookRows.signingSecrets(row, current: 2, previous: 9, now: now),
-                        filter: WebhookEventFilter(trusted: try WebhookRows.decodeTypes(try row.text(3))),
-                        cursor: try row.int(4),
-                        headAttempts: Int(try row.int(5))
+                        id: try row.decode("id"),
+                        url: try row.text("url"),
+                        secrets: try WebhookRows.signingSecrets(row, now: now),
+                        filter: WebhookEventFilter(trusted: try WebhookRows.decodeTypes(try row.text("event_types"))),
+                        cursor: try row.int("cursor_sequence"),
+                        headAttempts: Int(try row.int("head_attempts"))
                     ),
-                    nextAttemptAt: try row.isNull(6) ? nil : LedgerTimestamp(row: row, 6),
-                    heldUntil: try foreignLease ? LedgerTimestamp(row: row, 8) : nil
+                    nextAttemptAt: try row.decode("next_attempt_at", as: LedgerTimestamp?.self),
+                    heldUntil: foreignLease ? leaseUntil : nil
                 )
             }
         }

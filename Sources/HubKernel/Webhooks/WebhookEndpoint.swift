@@ -3,8 +3,16 @@ public struct WebhookEndpointID: LedgerIdentifier {
     public let rawValue: UInt128
     public init(rawValue: UInt128) { self.rawValue = rawValue }
 
-    /// The UUID text, which is how endpoint ids are stored (the table is read by people too).
-    var textValue: SQLValue { .text(description) }
+    /// Endpoint ids are stored as their UUID text (the table is read by people too), not as the
+    /// 16 bytes other ledger identifiers bind as: `\(id)` in a statement binds this text, and
+    /// reading a column as `WebhookEndpointID` parses it.
+    public var sqlValue: SQLValue { .text(description) }
+
+    public init(row: SQLRow, _ index: Int) throws {
+        let text = try row.text(index)
+        guard let id = WebhookEndpointID(text) else { throw DatabaseError(.decode, "column \(index): '\(text)' is not an endpoint id") }
+        self = id
+    }
 }
 
 /// A URL that receives the hub's events, signed with its own secret.

@@ -31,15 +31,10 @@ extension WebhookStore {
         }
         return try await database.read { connection in
             _ = try Self.endpoint(endpointID, on: connection)
-            var sql = "SELECT \(WebhookRows.deliveryColumns) FROM hub_webhook_deliveries WHERE endpoint_id = $1 AND id < $2"
-            var binds: [SQLValue] = [endpointID.textValue, .int(before)]
-            if let eventSequence {
-                sql += " AND event_sequence = $3"
-                binds.append(.int(eventSequence))
-            }
-            sql += " ORDER BY id DESC LIMIT $\(binds.count + 1)"
-            binds.append(.int(Int64(limit + 1)))
-            var deliveries = try connection.query(sql, binds).map(WebhookRows.delivery)
+            var sql = WebhookRows.selectDeliveries + " WHERE endpoint_id = \(endpointID) AND id < \(before)"
+            if let eventSequence { sql += " AND event_sequence = \(eventSequence)" }
+            sql += " ORDER BY id DESC LIMIT \(limit + 1)"
+            var deliveries = try connection.query(sql).map(WebhookRows.delivery)
             let more = deliveries.count > limit
             if more { deliveries.removeLast() }
             return WebhookDeliveryPage(deliveries: deliveries, nextCursor: more ? deliveries.last.map { String($0.id) } : nil)
@@ -57,14 +52,13 @@ extension WebhookStore {
         let (url, secrets, event) = try await database.read { connection in
             guard
                 let row = try connection.queryFirst(
-                    "SELECT url, secret, previous_secret, previous_secret_expires_at FROM hub_webhook_endpoints WHERE id = $1",
-                    [endpointID.textValue]
+                    "SELECT url, secret, previous_secret, previous_secret_expires_at FROM hub_webhook_endpoints WHERE id = \(endpointID)"
                 )
             else { throw Self.notFound(endpointID) }
             guard let event = try WebhookRows.event(eventSequence, on: connection) else {
                 throw WebhookError(.notFound, "no event with sequence \(eventSequence)", field: "event_sequence")
             }
-            return (try row.text(0), try WebhookRows.signingSecrets(row, current: 1, previous: 2, now: now), event)
+            return (try row.text("url"), try WebhookRows.signingSecrets(row, now: now), event)
         }
         let result = try await attempter.attempt(event, url: url, secrets: secrets)
         return try await database.write { connection in
@@ -83,24 +77,20 @@ extension WebhookStore {
                 let row = try connection.queryFirst(
                     """
                     SELECT enabled, cursor_sequence, next_attempt_at, head_attempts, consecutive_failures, failed_permanently
-                    FROM hub_webhook_endpoints WHERE id = $1
-                    """,
-                    [endpointID.textValue]
+                    FROM hub_webhook_endpoints WHERE id = \(endpointID)
+                    """
                 )
             else { throw Self.notFound(endpointID) }
-            let last = try connection.queryFirst(
-                "SELECT \(WebhookRows.deliveryColumns) FROM hub_webhook_deliveries WHERE endpoint_id = $1 ORDER BY id DESC LIMIT 1",
-                [endpointID.textValue]
-            )
+            let last = try connection.queryFirst(WebhookRows.selectDeliveries + " WHERE endpoint_id = \(endpointID) ORDER BY id DESC LIMIT 1")
             return WebhookEndpointStatus(
                 endpointID: endpointID,
-                enabled: try row.int(0) != 0,
-                cursor: try row.int(1),
+                enabled: try row.int("enabled") != 0,
+                cursor: try row.int("cursor_sequence"),
                 lastEventSequence: try WebhookRows.lastEventSequence(on: connection),
-                nextAttemptAt: try row.isNull(2) ? nil : LedgerTimestamp(row: row, 2),
-                headAttempts: Int(try row.int(3)),
-                consecutiveFailures: try row.int(4),
-                failedPermanently: try row.int(5),
+                nextAttemptAt: try row.decode("next_attempt_at"),
+                headAttempts: Int(try row.int("head_attempts")),
+                consecutiveFailures: try row.int("consecutive_failures"),
+                failedPermanently: try row.int("failed_permanently"),
                 lastDelivery: try last.map(WebhookRows.delivery)
             )
         }

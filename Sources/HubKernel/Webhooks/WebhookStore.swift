@@ -88,13 +88,9 @@ public struct WebhookStore: Sendable {
                 """
                 INSERT INTO hub_webhook_endpoints (id, url, description, secret, event_types, enabled, created_at, updated_at, created_by,
                     cursor_sequence, next_attempt_at, head_attempts, consecutive_failures, failed_permanently, lease_owner, lease_until)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL, 0, 0, 0, NULL, NULL)
-                """,
-                [
-                    endpoint.id.textValue, .text(endpoint.url), .text(endpoint.description), .text(endpoint.secret!), .text(types),
-                    .int(endpoint.enabled ? 1 : 0), endpoint.createdAt.sqlValue, endpoint.updatedAt.sqlValue,
-                    .optional(endpoint.createdBy.map(SQLValue.text)), .int(start ?? last),
-                ]
+                VALUES (\(endpoint.id), \(endpoint.url), \(endpoint.description), \(endpoint.secret!), \(types), \(endpoint.enabled),
+                    \(endpoint.createdAt), \(endpoint.updatedAt), \(endpoint.createdBy), \(start ?? last), NULL, 0, 0, 0, NULL, NULL)
+                """
             )
             return endpoint
         }
@@ -103,8 +99,7 @@ public struct WebhookStore: Sendable {
     /// Every endpoint, oldest first, without secrets.
     public func list() async throws -> [WebhookEndpoint] {
         try await database.read { connection in
-            try connection.query("SELECT \(WebhookRows.endpointColumns) FROM hub_webhook_endpoints ORDER BY created_at, id", [])
-                .map(WebhookRows.endpoint)
+            try connection.query(WebhookRows.selectEndpoints + " ORDER BY created_at, id").map(WebhookRows.endpoint)
         }
     }
 
@@ -135,14 +130,11 @@ public struct WebhookStore: Sendable {
             let retryNow = changed.url != current.url || changed.eventTypes != current.eventTypes || (changed.enabled && !current.enabled)
             try connection.execute(
                 """
-                UPDATE hub_webhook_endpoints SET url = $1, description = $2, event_types = $3, enabled = $4, updated_at = $5,
-                    next_attempt_at = CASE WHEN $6 = 1 THEN NULL ELSE next_attempt_at END
-                WHERE id = $7
-                """,
-                [
-                    .text(changed.url), .text(changed.description), .text(WebhookRows.encodeTypes(changed.eventTypes)),
-                    .int(changed.enabled ? 1 : 0), now.sqlValue, .int(retryNow ? 1 : 0), id.textValue,
-                ]
+                UPDATE hub_webhook_endpoints SET url = \(changed.url), description = \(changed.description),
+                    event_types = \(WebhookRows.encodeTypes(changed.eventTypes)), enabled = \(changed.enabled), updated_at = \(now),
+                    next_attempt_at = CASE WHEN \(retryNow) = 1 THEN NULL ELSE next_attempt_at END
+                WHERE id = \(id)
+                """
             )
             return changed
         }
@@ -152,7 +144,7 @@ public struct WebhookStore: Sendable {
     /// - Throws: ``WebhookError`` `not_found`.
     public func delete(_ id: WebhookEndpointID) async throws {
         try await database.write { connection in
-            guard try connection.execute("DELETE FROM hub_webhook_endpoints WHERE id = $1", [id.textValue]) == 1 else {
+            guard try connection.execute("DELETE FROM hub_webhook_endpoints WHERE id = \(id)") == 1 else {
                 throw Self.notFound(id)
             }
         }
@@ -176,8 +168,10 @@ public struct WebhookStore: Sendable {
         return try await database.write { connection in
             var endpoint = try Self.endpoint(id, on: connection, forUpdate: true)
             try connection.execute(
-                "UPDATE hub_webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = $1, secret = $2, updated_at = $3 WHERE id = $4",
-                [expires.sqlValue, .text(secret), now.sqlValue, id.textValue]
+                """
+                UPDATE hub_webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = \(expires), secret = \(secret), \
+                updated_at = \(now) WHERE id = \(id)
+                """
             )
             endpoint.secret = secret
             endpoint.previousSecretExpiresAt = overlap > .zero ? expires : nil
@@ -187,13 +181,8 @@ public struct WebhookStore: Sendable {
     }
 
     static func endpoint(_ id: WebhookEndpointID, on connection: any SQLConnection, forUpdate: Bool = false) throws -> WebhookEndpoint {
-        let lock = forUpdate ? connection.dialect.forUpdate : ""
-        guard
-            let row = try connection.queryFirst(
-                "SELECT \(WebhookRows.endpointColumns) FROM hub_webhook_endpoints WHERE id = $1" + lock,
-                [id.textValue]
-            )
-        else { throw notFound(id) }
+        let lock: SQL = forUpdate ? .forUpdate(connection.dialect) : ""
+        guard let row = try connection.queryFirst(WebhookRows.selectEndpoints + " WHERE id = \(id)" + lock) else { throw notFound(id) }
         return try WebhookRows.endpoint(row)
     }
 

@@ -22,21 +22,20 @@ struct ChainRequest: Sendable, Equatable {
 extension LocalChainStore {
     static func request(_ kind: ChainRequest.Kind, id: String, chainID: UInt64, on connection: any SQLConnection) throws -> ChainRequest? {
         try connection.queryFirst(
-            "SELECT fields, hash FROM localchain_requests WHERE chain_id = $1 AND kind = $2 AND request_id = $3"
-                + connection.dialect.forUpdate,
-            [.int(Int64(clamping: chainID)), .text(kind.rawValue), .text(id)]
+            "SELECT fields, hash FROM localchain_requests WHERE chain_id = \(Int64(clamping: chainID)) AND kind = \(kind.rawValue) AND request_id = \(id)"
+                + .forUpdate(connection.dialect)
         ).map { row in
-            ChainRequest(kind: kind, id: id, fields: try LocalChainJSON.stringMap(try row.text(0)), hash: try row.text(1))
+            ChainRequest(kind: kind, id: id, fields: try LocalChainJSON.stringMap(try row.text("fields")), hash: try row.text("hash"))
         }
     }
 
     static func insert(_ request: ChainRequest, chainID: UInt64, on connection: any SQLConnection) throws {
+        let fields = try LocalChainJSON.text(request.fields)
         try connection.execute(
-            "INSERT INTO localchain_requests (chain_id, kind, request_id, fields, hash) VALUES ($1, $2, $3, $4, $5)",
-            [
-                .int(Int64(clamping: chainID)), .text(request.kind.rawValue), .text(request.id), .text(try LocalChainJSON.text(request.fields)),
-                .text(request.hash),
-            ]
+            """
+            INSERT INTO localchain_requests (chain_id, kind, request_id, fields, hash) \
+            VALUES (\(Int64(clamping: chainID)), \(request.kind.rawValue), \(request.id), \(fields), \(request.hash))
+            """
         )
     }
 }

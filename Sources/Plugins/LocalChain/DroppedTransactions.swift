@@ -25,31 +25,29 @@ extension LocalChainStore {
     static func insert(_ dropped: DroppedTransaction, chainID: UInt64, atMs: Int64, on connection: any SQLConnection) throws {
         let e = dropped.entry
         try connection.execute(
-            "INSERT INTO localchain_dropped (chain_id, hash, sender, recipient, nonce, value, reason, dropped_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
-                + "ON CONFLICT (chain_id, hash) DO NOTHING",
-            [
-                .int(Int64(clamping: chainID)), .text(e.hash), .text(e.sender.description), .text(e.recipient.description),
-                .int(Int64(clamping: e.nonce)), .uint128(e.value), .text(dropped.reason), .int(atMs),
-            ]
+            """
+            INSERT INTO localchain_dropped (chain_id, hash, sender, recipient, nonce, value, reason, dropped_at_ms) \
+            VALUES (\(Int64(clamping: chainID)), \(e.hash), \(e.sender.description), \(e.recipient.description), \(Int64(clamping: e.nonce)), \
+            \(e.value), \(dropped.reason), \(atMs)) ON CONFLICT (chain_id, hash) DO NOTHING
+            """
         )
     }
 
     static func dropped(chainID: UInt64, hash: String, on connection: any SQLConnection) throws -> DroppedTransaction? {
         try connection.queryFirst(
-            "SELECT hash, sender, recipient, nonce, value, reason FROM localchain_dropped WHERE chain_id = $1 AND hash = $2",
-            [.int(Int64(clamping: chainID)), .text(hash)]
+            "SELECT hash, sender, recipient, nonce, value, reason FROM localchain_dropped WHERE chain_id = \(Int64(clamping: chainID)) AND hash = \(hash)"
         ).map { row in
             DroppedTransaction(
                 entry: PoolEntry(
                     seq: 0,
-                    hash: try row.text(0),
-                    sender: try EthereumAddress(try row.text(1)),
-                    recipient: try EthereumAddress(try row.text(2)),
-                    nonce: UInt64(try row.int(3)),
-                    value: try row.uint128(4),
+                    hash: try row.text("hash"),
+                    sender: try EthereumAddress(try row.text("sender")),
+                    recipient: try EthereumAddress(try row.text("recipient")),
+                    nonce: UInt64(try row.int("nonce")),
+                    value: try row.uint128("value"),
                     raw: []
                 ),
-                reason: try row.text(5)
+                reason: try row.text("reason")
             )
         }
     }

@@ -92,8 +92,8 @@ public struct LocalChainPlugin: RailPlugin {
         do {
             let (chains, pending) = try await context.database.read { connection in
                 (
-                    try connection.queryFirst("SELECT count(*) FROM localchain_chains")?.int(0) ?? 0,
-                    try connection.queryFirst("SELECT count(*) FROM localchain_pool")?.int(0) ?? 0
+                    try connection.queryFirst("SELECT count(*) AS chains FROM localchain_chains")?.int("chains") ?? 0,
+                    try connection.queryFirst("SELECT count(*) AS entries FROM localchain_pool")?.int("entries") ?? 0
                 )
             }
             let failing = sealerHealth.degraded

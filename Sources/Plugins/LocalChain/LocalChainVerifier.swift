@@ -56,7 +56,10 @@ public enum LocalChainVerifier {
         )
         var ledger: [UInt128: (UInt128, UInt128, UInt128, UInt128)] = [:]
         for row in ledgerAccounts {
-            ledger[UInt128(bigEndianBytes: try row.bytes(0)) ?? 0] = (try row.uint128(1), try row.uint128(2), try row.uint128(3), try row.uint128(4))
+            ledger[UInt128(bigEndianBytes: try row.bytes("id")) ?? 0] = (
+                try row.uint128("debits_posted"), try row.uint128("credits_posted"), try row.uint128("debits_pending"),
+                try row.uint128("credits_pending")
+            )
         }
         for account in accounts {
             guard let (debits, credits, debitsPending, creditsPending) = ledger[account.ledgerAccountID.rawValue] else {
@@ -89,10 +92,7 @@ public enum LocalChainVerifier {
         var number: UInt64 = 0
         var lastStateRoot: [UInt8] = []
         while true {
-            let rows = try connection.query(
-                "SELECT \(LocalChainStore.blockColumns) FROM localchain_blocks WHERE chain_id = $1 AND number >= $2 ORDER BY number LIMIT 200",
-                [.int(Int64(chain.chainID)), .int(Int64(number))]
-            ).map(LocalChainStore.block)
+            let rows = try LocalChainStore.blocks(chainID: chain.chainID, from: number, limit: 200, on: connection)
             if rows.isEmpty { break }
             for stored in rows {
                 report.blocks += 1
@@ -117,7 +117,9 @@ public enum LocalChainVerifier {
             }
         }
         if number != chain.headNumber + 1 || Hex.encode(parent) != chain.headHash {
-            report.problems.append("\(name): the head is block \(chain.headNumber) \(chain.headHash) but the blocks end at \(number) \(Hex.encode(parent))")
+            report.problems.append(
+                "\(name): the head is block \(chain.headNumber) \(chain.headHash) but the blocks end at \(number) \(Hex.encode(parent))"
+            )
         }
         let current = LocalChainRoots.state(accounts.map { LocalChainAccountState(address: $0.address, nonce: $0.nonce, balance: $0.balance) })
         if current != lastStateRoot {

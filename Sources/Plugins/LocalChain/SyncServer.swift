@@ -72,8 +72,7 @@ extension LocalChainStore {
     /// Blocks numbered `from` and up, oldest first.
     static func blocks(chainID: UInt64, from: UInt64, limit: Int, on connection: any SQLConnection) throws -> [StoredBlock] {
         try connection.query(
-            "SELECT \(blockColumns) FROM localchain_blocks WHERE chain_id = $1 AND number >= $2 ORDER BY number LIMIT $3",
-            [.int(Int64(clamping: chainID)), .int(Int64(clamping: from)), .int(Int64(limit))]
+            selectBlocks + " WHERE chain_id = \(Int64(clamping: chainID)) AND number >= \(Int64(clamping: from)) ORDER BY number LIMIT \(limit)"
         ).map(block)
     }
 }

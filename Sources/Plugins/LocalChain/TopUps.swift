@@ -34,35 +34,37 @@ extension LocalChainStore {
     static func topUpRate(chainID: UInt64, on connection: any SQLConnection) throws -> TopUpRate? {
         guard
             let row = try connection.queryFirst(
-                "SELECT asset, pay, receive, collection_account_id FROM localchain_topup_rates WHERE chain_id = $1",
-                [.int(Int64(clamping: chainID))]
+                "SELECT asset, pay, receive, collection_account_id FROM localchain_topup_rates WHERE chain_id = \(Int64(clamping: chainID))"
             )
         else { return nil }
-        guard let asset = AssetCode(try row.text(0)), let id = UInt128(bigEndianBytes: try row.bytes(3)) else {
+        guard let asset = AssetCode(try row.text("asset")), let id = UInt128(bigEndianBytes: try row.bytes("collection_account_id")) else {
             throw DatabaseError(.decode, "a localchain_topup_rates row is malformed")
         }
-        return TopUpRate(asset: asset, pay: try row.uint128(1), receive: try row.uint128(2), collectionAccountID: AccountID(rawValue: id))
+        return TopUpRate(
+            asset: asset,
+            pay: try row.uint128("pay"),
+            receive: try row.uint128("receive"),
+            collectionAccountID: AccountID(rawValue: id)
+        )
     }
 
     static func setTopUpRate(_ rate: TopUpRate, chainID: UInt64, on connection: any SQLConnection) throws {
         try connection.execute(
-            "INSERT INTO localchain_topup_rates (chain_id, asset, pay, receive, collection_account_id) VALUES ($1, $2, $3, $4, $5) "
-                + "ON CONFLICT (chain_id) DO UPDATE SET asset = excluded.asset, pay = excluded.pay, receive = excluded.receive, "
-                + "collection_account_id = excluded.collection_account_id",
-            [
-                .int(Int64(clamping: chainID)), .text(rate.asset.rawValue), .uint128(rate.pay), .uint128(rate.receive),
-                .bytes(rate.collectionAccountID.rawValue.bigEndianBytes),
-            ]
+            """
+            INSERT INTO localchain_topup_rates (chain_id, asset, pay, receive, collection_account_id) \
+            VALUES (\(Int64(clamping: chainID)), \(rate.asset), \(rate.pay), \(rate.receive), \(rate.collectionAccountID)) \
+            ON CONFLICT (chain_id) DO UPDATE SET asset = excluded.asset, pay = excluded.pay, receive = excluded.receive, \
+            collection_account_id = excluded.collection_account_id
+            """
         )
     }
 
     static func insert(_ cashOut: CashOut, chainID: UInt64, on connection: any SQLConnection) throws {
         try connection.execute(
-            "INSERT INTO localchain_cashouts (chain_id, hash, hold_id, payout_account_id, pay_amount, state) VALUES ($1, $2, $3, $4, $5, $6)",
-            [
-                .int(Int64(clamping: chainID)), .text(cashOut.hash), .bytes(cashOut.holdID.rawValue.bigEndianBytes),
-                .bytes(cashOut.payoutAccountID.rawValue.bigEndianBytes), .uint128(cashOut.payAmount), .text(cashOut.state),
-            ]
+            """
+            INSERT INTO localchain_cashouts (chain_id, hash, hold_id, payout_account_id, pay_amount, state) \
+            VALUES (\(Int64(clamping: chainID)), \(cashOut.hash), \(cashOut.holdID), \(cashOut.payoutAccountID), \(cashOut.payAmount), \(cashOut.state))
+            """
         )
     }
 
@@ -70,25 +72,24 @@ extension LocalChainStore {
         guard !hashes.isEmpty else { return [] }
         return try connection.selectIn(
             "SELECT hash, hold_id, payout_account_id, pay_amount, state FROM localchain_cashouts WHERE chain_id = \(Int64(clamping: chainID)) AND hash",
-            keys: hashes.map(SQLValue.text)
+            keys: hashes
         ).map { row in
-            guard let hold = UInt128(bigEndianBytes: try row.bytes(1)), let payout = UInt128(bigEndianBytes: try row.bytes(2)) else {
+            guard let hold = UInt128(bigEndianBytes: try row.bytes("hold_id")),
+                let payout = UInt128(bigEndianBytes: try row.bytes("payout_account_id"))
+            else {
                 throw DatabaseError(.decode, "a localchain_cashouts row is malformed")
             }
             return CashOut(
-                hash: try row.text(0),
+                hash: try row.text("hash"),
                 holdID: TransferID(rawValue: hold),
                 payoutAccountID: AccountID(rawValue: payout),
-                payAmount: try row.uint128(3),
-                state: try row.text(4)
+                payAmount: try row.uint128("pay_amount"),
+                state: try row.text("state")
             )
         }
     }
 
     static func setCashOutState(_ state: String, hash: String, chainID: UInt64, on connection: any SQLConnection) throws {
-        try connection.execute(
-            "UPDATE localchain_cashouts SET state = $1 WHERE chain_id = $2 AND hash = $3",
-            [.text(state), .int(Int64(clamping: chainID)), .text(hash)]
-        )
+        try connection.execute("UPDATE localchain_cashouts SET state = \(state) WHERE chain_id = \(Int64(clamping: chainID)) AND hash = \(hash)")
     }
 }

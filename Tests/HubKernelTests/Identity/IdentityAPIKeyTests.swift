@@ -25,7 +25,7 @@ struct IdentityAPIKeyTests {
             let listed = try await identity.apiKeys.list(for: admin.id)
             #expect(listed.map(\.id) == [created.key.id])
             #expect(listed[0].lastUsedAt != nil)
-            let stored = try await identity.database.read { try $0.queryFirst("SELECT secret_hash FROM hub_api_keys")!.bytes(0) }
+            let stored = try await identity.database.read { try $0.queryFirst("SELECT secret_hash FROM hub_api_keys")!.bytes("secret_hash") }
             #expect(stored.count == 32)
             #expect(!String(decoding: stored, as: UTF8.self).contains(created.plaintext.suffix(43)))
 

@@ -9,7 +9,7 @@ struct IdentityBootstrapTests {
         try await withIdentity(on: backend) { identity in
             let token = try #require(try await identity.users.bootstrapIfNoAdmin())
             #expect(token.hasPrefix("hubb_"))
-            let stored = try await identity.database.read { try $0.queryFirst("SELECT token_hash FROM hub_bootstrap_tokens")!.bytes(0) }
+            let stored = try await identity.database.read { try $0.queryFirst("SELECT token_hash FROM hub_bootstrap_tokens")!.bytes("token_hash") }
             #expect(stored.count == 32, "only the hash is kept")
 
             let before = try await identity.snapshot()

@@ -87,8 +87,8 @@ extension Identity {
     }
 
     /// Rows in `table`.
-    func count(_ table: String) async throws -> Int64 {
-        try await database.read { try $0.queryFirst("SELECT count(*) FROM \(table)", [])!.int(0) }
+    func count(_ table: StaticString) async throws -> Int64 {
+        try await database.read { try $0.queryFirst("SELECT count(*) AS n FROM \(raw: table)")!.int("n") }
     }
 
     /// Events of `type`, oldest first.
@@ -99,9 +99,10 @@ extension Identity {
     /// Row counts of every identity table and the event log: "bad input changes nothing".
     func snapshot() async throws -> [Int64] {
         var counts: [Int64] = []
-        for table in [
+        let tables: [StaticString] = [
             "hub_users", "hub_refresh_tokens", "hub_api_keys", "hub_wallet_challenges", "hub_wallet_links", "hub_bootstrap_tokens", "hub_events",
-        ] {
+        ]
+        for table in tables {
             counts.append(try await count(table))
         }
         return counts

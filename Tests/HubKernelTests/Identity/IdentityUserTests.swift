@@ -135,7 +135,7 @@ struct IdentityUserTests {
             _ = try await before.users.createAdmin(email: "root@example.org", password: goodPassword)
             let database = before.database
             let storedHash: @Sendable () async throws -> String = {
-                try await database.read { try $0.queryFirst("SELECT password_hash FROM hub_users")!.text(0) }
+                try await database.read { try $0.queryFirst("SELECT password_hash FROM hub_users")!.text("password_hash") }
             }
             let old = try await storedHash()
 

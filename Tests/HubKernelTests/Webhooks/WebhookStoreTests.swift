@@ -203,7 +203,7 @@ struct WebhookStoreTests {
             try await hub.append(["t.a"])
             try await hub.caughtUp(endpoint)
             try await hub.store.delete(endpoint.id)
-            let left = try await hub.database.read { try $0.queryFirst("SELECT count(*) FROM hub_webhook_deliveries")!.int(0) }
+            let left = try await hub.database.read { try $0.queryFirst("SELECT count(*) AS n FROM hub_webhook_deliveries")!.int("n") }
             #expect(left == 0)
         }
     }

@@ -111,7 +111,7 @@ struct LocalChainRailTests {
             )
 
             let types = try await hub.database.read { connection in
-                try connection.query("SELECT type FROM hub_events WHERE type LIKE 'localchain.%' ORDER BY sequence").map { try $0.text(0) }
+                try connection.query("SELECT type FROM hub_events WHERE type LIKE 'localchain.%' ORDER BY sequence").map { try $0.text("type") }
             }
             #expect(types.first == "localchain.chain.created")
             #expect(types.filter { $0 == "localchain.block.sealed" }.count == Int(chain.headNumber))
@@ -135,8 +135,7 @@ struct LocalChainRailTests {
             #expect(clean.chains == 1 && clean.blocks == Int(chain.headNumber) + 1)
             try await hub.database.write { connection in
                 try connection.execute(
-                    "UPDATE localchain_accounts SET balance = $1 WHERE chain_id = $2 AND address = $3",
-                    [.uint128(301), .int(Int64(chainID)), .text(bob.description)]
+                    "UPDATE localchain_accounts SET balance = \(UInt128(301)) WHERE chain_id = \(Int64(chainID)) AND address = \(bob.description)"
                 )
             }
             let tampered = try #require(try await LocalChainVerifier.verify(hub.database))

@@ -55,7 +55,7 @@ struct TipJarPlugin: RailPlugin {
     func health() async -> PluginHealth {
         do {
             let open = try await context.database.read { connection in
-                try connection.queryFirst("SELECT count(*) FROM \(TipJarStore.jars) WHERE status = 'open'", [])?.int(0) ?? 0
+                try connection.queryFirst("SELECT count(*) AS open FROM tip_jar_jars WHERE status = 'open'")?.int("open") ?? 0
             }
             return PluginHealth(.ok, detail: "\(open) open jars")
         } catch {

@@ -24,13 +24,9 @@ enum TipJarStore {
         try connection.execute(
             """
             INSERT INTO tip_jar_jars (id, asset, payee_account_id, title, opened_by, status, total, tip_count, created_at, closes_at, closed_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-            """,
-            [
-                .text(jar.id), .text(jar.asset.rawValue), .text(jar.payeeAccountID.description), .text(jar.title),
-                .text(jar.openedBy), .text(jar.status.rawValue), .uint128(jar.total), .int(jar.tipCount),
-                sql(jar.createdAt), .optional(jar.closesAt.map(sql)), .optional(jar.closedAt.map(sql)),
-            ]
+            VALUES (\(jar.id), \(jar.asset), \(jar.payeeAccountID.description), \(jar.title), \(jar.openedBy), \(jar.status.rawValue),
+                \(jar.total), \(jar.tipCount), \(jar.createdAt), \(jar.closesAt), \(jar.closedAt))
+            """
         )
         try EventLog.append([TipJarEvents.opened(jar, source: source)], on: connection)
     }
@@ -66,13 +62,12 @@ enum TipJarStore {
             amount: transfer.amount,
             tippedAt: time
         )
+        try connection.execute("UPDATE tip_jar_jars SET total = \(jar.total), tip_count = \(jar.tipCount) WHERE id = \(jar.id)")
         try connection.execute(
-            "UPDATE tip_jar_jars SET total = $1, tip_count = $2 WHERE id = $3",
-            [.uint128(jar.total), .int(jar.tipCount), .text(jar.id)]
-        )
-        try connection.execute(
-            "INSERT INTO tip_jar_tips (transfer_id, jar_id, from_account_id, amount, tipped_at) VALUES ($1, $2, $3, $4, $5)",
-            [.text(tip.transferID.description), .text(jarID), .text(tip.fromAccountID.description), .uint128(tip.amount), sql(time)]
+            """
+            INSERT INTO tip_jar_tips (transfer_id, jar_id, from_account_id, amount, tipped_at)
+            VALUES (\(tip.transferID.description), \(jarID), \(tip.fromAccountID.description), \(tip.amount), \(time))
+            """
         )
         try EventLog.append([TipJarEvents.tipped(jar, tip: tip, source: source)], on: connection)
         return .recorded(tip, jar)
@@ -82,18 +77,13 @@ enum TipJarStore {
     /// `tipjar.jar.closed` for each, and returns them.
     static func closeDue(now: LedgerTimestamp, limit: Int, source: String, on connection: any SQLConnection) throws -> [TipJar] {
         let due = try connection.query(
-            "SELECT \(columns) FROM tip_jar_jars WHERE status = 'open' AND closes_at <= $1 ORDER BY closes_at, seq LIMIT $2"
-                + connection.dialect.forUpdate,
-            [sql(now), .int(Int64(limit))]
+            selectJars + " WHERE status = 'open' AND closes_at <= \(now) ORDER BY closes_at, seq LIMIT \(limit)" + .forUpdate(connection.dialect)
         ).map(jar(from:))
         var closed: [TipJar] = []
         for var jar in due {
             jar.status = .closed
             jar.closedAt = now
-            try connection.execute(
-                "UPDATE tip_jar_jars SET status = 'closed', closed_at = $1 WHERE id = $2",
-                [sql(now), .text(jar.id)]
-            )
+            try connection.execute("UPDATE tip_jar_jars SET status = 'closed', closed_at = \(now) WHERE id = \(jar.id)")
             closed.append(jar)
         }
         try EventLog.append(closed.map { try TipJarEvents.closed($0, source: source) }, on: connection)
@@ -103,63 +93,52 @@ enum TipJarStore {
     // MARK: Reads
 
     static func jar(_ id: String, forUpdate: Bool = false, on connection: any SQLConnection) throws -> TipJar? {
-        try connection.queryFirst(
-            "SELECT \(columns) FROM tip_jar_jars WHERE id = $1" + (forUpdate ? connection.dialect.forUpdate : ""),
-            [.text(id)]
-        ).map(jar(from:))
+        let lock: SQL = forUpdate ? .forUpdate(connection.dialect) : ""
+        return try connection.queryFirst(selectJars + " WHERE id = \(id)" + lock).map(jar(from:))
     }
 
     /// Jars after the cursor `afterSeq`, oldest first, with the `seq` of each for the next cursor.
-    ///
-    /// Placeholders are numbered in the order they appear in the text: SQLite numbers `$N`
-    /// parameters by first appearance and the SQLite connection binds by position, so `$3`
-    /// written before `$2` would receive the wrong value there.
     static func jars(status: TipJar.Status?, afterSeq: Int64, limit: Int, on connection: any SQLConnection) throws -> [(seq: Int64, jar: TipJar)] {
-        var sql = "SELECT \(columns), seq FROM tip_jar_jars WHERE seq > $1"
-        var binds: [SQLValue] = [.int(afterSeq)]
-        if let status {
-            binds.append(.text(status.rawValue))
-            sql += " AND status = $\(binds.count)"
-        }
-        binds.append(.int(Int64(limit)))
-        sql += " ORDER BY seq LIMIT $\(binds.count)"
-        return try connection.query(sql, binds).map { row in
-            (seq: try row.int(11), jar: try jar(from: row))
+        var sql: SQL = "SELECT \(columns), seq FROM tip_jar_jars WHERE seq > \(afterSeq)"
+        if let status { sql += " AND status = \(status.rawValue)" }
+        sql += " ORDER BY seq LIMIT \(limit)"
+        return try connection.query(sql).map { row in
+            (seq: try row.int("seq"), jar: try jar(from: row))
         }
     }
 
     static func tip(_ transferID: TransferID, on connection: any SQLConnection) throws -> TipRecord? {
         try connection.queryFirst(
-            "SELECT transfer_id, jar_id, from_account_id, amount, tipped_at FROM tip_jar_tips WHERE transfer_id = $1",
-            [.text(transferID.description)]
+            "SELECT transfer_id, jar_id, from_account_id, amount, tipped_at FROM tip_jar_tips WHERE transfer_id = \(transferID.description)"
         ).map { row in
             TipRecord(
-                transferID: try parse(TransferID.init, try row.text(0)),
-                jarID: try row.text(1),
-                fromAccountID: try parse(AccountID.init, try row.text(2)),
-                amount: try row.uint128(3),
-                tippedAt: LedgerTimestamp(nanoseconds: UInt64(bitPattern: try row.int(4)))
+                transferID: try parse(TransferID.init, try row.text("transfer_id")),
+                jarID: try row.text("jar_id"),
+                fromAccountID: try parse(AccountID.init, try row.text("from_account_id")),
+                amount: try row.uint128("amount"),
+                tippedAt: try row.decode("tipped_at")
             )
         }
     }
 
     // MARK: Rows
 
-    private static let columns = "id, asset, payee_account_id, title, opened_by, status, total, tip_count, created_at, closes_at, closed_at"
+    private static let columns: SQL = "id, asset, payee_account_id, title, opened_by, status, total, tip_count, created_at, closes_at, closed_at"
+    private static let selectJars: SQL = "SELECT \(columns) FROM tip_jar_jars"
 
     private static func jar(from row: SQLRow) throws -> TipJar {
         TipJar(
-            id: try row.text(0),
-            asset: try parse(AssetCode.init, try row.text(1)),
-            payeeAccountID: try parse(AccountID.init, try row.text(2)),
-            title: try row.text(3),
-            openedBy: try row.text(4),
-            status: try parse(TipJar.Status.init(rawValue:), try row.text(5)),
-            total: try row.uint128(6),
-            tipCount: try row.int(7),
-            createdAt: LedgerTimestamp(nanoseconds: UInt64(bitPattern: try row.int(8))),
-            closesAt: try row.optionalInt(9).map { LedgerTimestamp(nanoseconds: UInt64(bitPattern: $0)) },
-            closedAt: try row.optionalInt(10).map { LedgerTimestamp(nanoseconds: UInt64(bitPattern: $0)) }
+            id: try row.text("id"),
+            asset: try parse(AssetCode.init, try row.text("asset")),
+            payeeAccountID: try parse(AccountID.init, try row.text("payee_account_id")),
+            title: try row.text("title"),
+            openedBy: try row.text("opened_by"),
+            status: try parse(TipJar.Status.init(rawValue:), try row.text("status")),
+            total: try row.uint128("total"),
+            tipCount: try row.int("tip_count"),
+            createdAt: try row.decode("created_at"),
+            closesAt: try row.decode("closes_at"),
+            closedAt: try row.decode("closed_at")
         )
     }
 
@@ -167,6 +146,4 @@ enum TipJarStore {
         guard let value = make(text) else { throw DatabaseError(.decode, "unreadable value '\(text)' in a tip jar table") }
         return value
     }
-
-    private static func sql(_ time: LedgerTimestamp) -> SQLValue { .int(Int64(bitPattern: time.nanoseconds)) }
 }

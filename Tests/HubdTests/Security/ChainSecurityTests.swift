@@ -86,7 +86,7 @@ struct ChainSecurityTests {
                 #expect(problemCode(response) == "public_chain_id")
                 #expect(response.object["field"] as? String == "chain_id")
             }
-            let chains = try await hub.database.read { try $0.queryFirst("SELECT count(*) FROM localchain_chains")?.int(0) }
+            let chains = try await hub.database.read { try $0.queryFirst("SELECT count(*) AS n FROM localchain_chains")?.int("n") }
             #expect(chains == 0)
             #expect(try await hub.ledger.asset(AssetCode("EVT-1")!) == nil)
             // Local development ids are nobody's network.
@@ -219,10 +219,7 @@ struct ChainSecurityTests {
             try await api.waitSealed(chainID)
             // The validator key no longer opens: every block of this chain fails to seal.
             try await hub.database.write { connection in
-                try connection.execute(
-                    "UPDATE localchain_chains SET sealed_key = $1 WHERE chain_id = $2",
-                    [.bytes([1, 2, 3]), .int(Int64(chainID))]
-                )
+                try connection.execute("UPDATE localchain_chains SET sealed_key = \([UInt8]([1, 2, 3])) WHERE chain_id = \(Int64(chainID))")
             }
             let payment = try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 0, to: TestKeys.address(TestKeys.bob), value: 10)
             #expect(try await api.send(chainID, raw: payment.raw).status == .accepted)

@@ -152,13 +152,17 @@ struct MoneySecurityTests {
             // chain: the chain refuses it instead of adopting it.
             try await hub.database.write { connection in
                 try connection.execute(
-                    "INSERT INTO ledger_assets (code, scale, name, issuance_account_id, organiser_id, created_at) VALUES ($1, 2, 'Fest Token', $2, $3, 1)",
-                    [.text("EVT-93108888"), .bytes(AccountID.random().rawValue.bigEndianBytes), .text(uid("org-1"))]
+                    """
+                    INSERT INTO ledger_assets (code, scale, name, issuance_account_id, organiser_id, created_at) \
+                    VALUES (\("EVT-93108888"), 2, 'Fest Token', \(AccountID.random()), \(uid("org-1")), 1)
+                    """
                 )
             }
             let adopt = try await api.createChain(93_108_888)
             #expect(adopt.status == .conflict, "\(adopt.text)")
-            let chains = try await hub.database.read { try $0.queryFirst("SELECT count(*) FROM localchain_chains WHERE chain_id = 93108888")?.int(0) }
+            let chains = try await hub.database.read {
+                try $0.queryFirst("SELECT count(*) AS n FROM localchain_chains WHERE chain_id = 93108888")?.int("n")
+            }
             #expect(chains == 0)
         }
     }

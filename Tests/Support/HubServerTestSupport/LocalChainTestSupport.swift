@@ -112,7 +112,7 @@ public struct LocalChainAPI: Sendable {
     }
 
     public func eventCount() async throws -> Int64 {
-        try await database.read { try $0.queryFirst("SELECT count(*) FROM hub_events")?.int(0) ?? 0 }
+        try await database.read { try $0.queryFirst("SELECT count(*) AS n FROM hub_events")?.int("n") ?? 0 }
     }
 
     /// Posts `body` (a JSON-RPC request or batch) to the chain's JSON-RPC endpoint.

@@ -39,13 +39,14 @@ public struct TestDatabase: Sendable {
             }
         case .postgres:
             let base = try #require(TestBackend.postgresURL)
+            let schema = try #require(SQLIdentifier(name))
             let admin = try await Database.open(.postgres(uri: base), readerCount: 1)
-            _ = try await admin.withWriterConnection { try $0.execute("CREATE SCHEMA \(name)", []) }
+            _ = try await admin.withWriterConnection { try $0.execute("CREATE SCHEMA \(identifier: schema)") }
             await admin.close()
             let separator = base.contains("?") ? "&" : "?"
             return TestDatabase(url: .postgres(uri: base + separator + "options=-csearch_path%3D\(name)")) {
                 if let admin = try? await Database.open(.postgres(uri: base), readerCount: 1) {
-                    _ = try? await admin.withWriterConnection { try $0.execute("DROP SCHEMA \(name) CASCADE", []) }
+                    _ = try? await admin.withWriterConnection { try $0.execute("DROP SCHEMA \(identifier: schema) CASCADE") }
                     await admin.close()
                 }
             }

@@ -151,9 +151,7 @@ struct GotchuController: Sendable {
         return try await service.ledger.database.read { connection in
             var out: [TransferID: String] = [:]
             for id in transfers {
-                if let row = try connection.queryFirst("SELECT session_id FROM ble_sessions_locks WHERE payment_id = $1", [.text(id.description)]) {
-                    out[id] = try row.text(0)
-                }
+                if let session = try SessionStore.session(paidBy: id, on: connection) { out[id] = session }
             }
             return out
         }
