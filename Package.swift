@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "hubd", targets: ["hubd"]),
         .library(name: "HubKernel", targets: ["HubKernel"]),
         .library(name: "ChainKit", targets: ["ChainKit"]),
+        .library(name: "EVMKit", targets: ["EVMKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -45,6 +46,13 @@ let package = Package(
         .target(
             name: "ChainKit",
             dependencies: ["CSecp256k1", "CSodium", "COpenSSL", "CXXHash"],
+            swiftSettings: swiftSettings
+        ),
+
+        // The EVM (Cancun), pure: interpreter, gas, precompiles, transactions over a state interface (DESIGN §2).
+        .target(
+            name: "EVMKit",
+            dependencies: ["ChainKit"],
             swiftSettings: swiftSettings
         ),
 
@@ -117,6 +125,7 @@ let package = Package(
             dependencies: [
                 "HubKernel",
                 "ChainKit",
+                "EVMKit",
                 "HubBLESessions",
                 "HubLocalChain",
                 "HubConsole",
@@ -232,6 +241,11 @@ let package = Package(
         .testTarget(
             name: "ChainKitTests",
             dependencies: ["ChainKit"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EVMKitTests",
+            dependencies: ["EVMKit", "ChainKit"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
