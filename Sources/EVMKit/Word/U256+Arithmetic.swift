@@ -93,3 +93,13 @@ extension U256 {
         return result
     }
 }
+
+extension U256 {
+    /// The product with a flag for any bits past 2^256 (transaction-level fee arithmetic must not wrap).
+    public func multipliedFullWidthReportingOverflow(_ other: U256) -> (partialValue: U256, overflow: Bool) {
+        let low = self &* other
+        if isZero || other.isZero { return (low, false) }
+        // Overflowed iff dividing back does not give the other factor.
+        return (low, low / other != self)
+    }
+}
