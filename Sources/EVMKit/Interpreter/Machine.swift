@@ -129,7 +129,7 @@ final class Machine {
             ?? Self.createAddress(sender: caller, nonce: nonce)
         // Warmed before the snapshot: the address stays warm even if the creation fails (EIP-2929).
         state.warmAccount(address)
-        if state.nonce(address) != 0 || !state.code(address).isEmpty {
+        if state.nonce(address) != 0 || !state.code(address).isEmpty || state.hasStorage(address) {
             return FrameResult(status: .halt(.addressCollision), gasLeft: 0, output: [], createdAddress: nil)
         }
         let snapshot = state.snapshot()

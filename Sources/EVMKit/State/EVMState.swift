@@ -26,6 +26,8 @@ public protocol EVMState {
     func account(at address: Address) -> Account?
     /// The value of a storage slot (zero when never written).
     func storage(at address: Address, slot: U256) -> U256
+    /// Whether the account has any non-zero storage slot (EIP-7610: creating a contract there collides).
+    func hasStorage(at address: Address) -> Bool
     /// Applies the changes of one transaction (or system call).
     mutating func apply(_ changes: StateChanges)
 }

@@ -13,6 +13,8 @@ public struct InMemoryState: EVMState, Sendable, Hashable {
 
     public func storage(at address: Address, slot: U256) -> U256 { storage[address]?[slot] ?? .zero }
 
+    public func hasStorage(at address: Address) -> Bool { !(storage[address]?.isEmpty ?? true) }
+
     public mutating func apply(_ changes: StateChanges) {
         for (address, change) in changes.accounts {
             switch change {

@@ -214,6 +214,12 @@ final class JournaledState {
         return value
     }
 
+    /// Whether the account held storage at the start of the transaction (and was not created since):
+    /// a CREATE onto it collides (EIP-7610).
+    func hasStorage(_ address: Address) -> Bool {
+        !load(address).storageCleared && backing.hasStorage(at: address)
+    }
+
     /// The slot's value at the start of the transaction (zero for a contract created in it).
     func originalStorage(_ address: Address, _ slot: U256) -> U256 {
         if createdInTransaction.contains(address) { return .zero }
