@@ -37,7 +37,14 @@ enum Precompile: UInt8 {
         case .blake2f:
             guard input.count == 213 else { return .failure(.precompileFailure) }
             cost = Int(UInt32(input[0]) << 24 | UInt32(input[1]) << 16 | UInt32(input[2]) << 8 | UInt32(input[3]))
-        case .bn254Add, .bn254Mul, .bn254Pairing, .pointEvaluation:
+        case .bn254Add: cost = 150
+        case .bn254Mul: cost = 6000
+        case .bn254Pairing:
+            // 45000 + 34000 per (G1, G2) pair of 192 bytes; only the empty product is computed here.
+            guard input.count % 192 == 0 else { return .failure(.precompileFailure) }
+            guard input.isEmpty else { return .failure(.unsupportedPrecompile(rawValue)) }
+            cost = 45000
+        case .pointEvaluation:
             return .failure(.unsupportedPrecompile(rawValue))
         }
         guard cost <= gas else { return .failure(.outOfGas) }
@@ -50,7 +57,15 @@ enum Precompile: UInt8 {
         case .blake2f:
             guard let output = Blake2f.run(input) else { return .failure(.precompileFailure) }
             return .success(output: output, gasUsed: cost)
-        case .bn254Add, .bn254Mul, .bn254Pairing, .pointEvaluation:
+        case .bn254Add:
+            guard let output = BN254.runAdd(input) else { return .failure(.precompileFailure) }
+            return .success(output: output, gasUsed: cost)
+        case .bn254Mul:
+            guard let output = BN254.runMul(input) else { return .failure(.precompileFailure) }
+            return .success(output: output, gasUsed: cost)
+        case .bn254Pairing:
+            return .success(output: U256.one.bigEndianBytes, gasUsed: cost)
+        case .pointEvaluation:
             return .failure(.unsupportedPrecompile(rawValue))
         }
     }
