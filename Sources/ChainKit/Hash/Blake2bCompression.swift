@@ -1,7 +1,8 @@
 /// BLAKE2b's compression function F (RFC 7693 §3.2) with a caller-chosen number of rounds, as the
 /// EVM's precompile 0x09 exposes it (EIP-152). libsodium does not export F on its own.
 public enum Blake2bCompression {
-    static let iv: [UInt64] = [
+    /// BLAKE2b's initialisation vector (the SHA-512 IV).
+    public static let iv: [UInt64] = [
         0x6A09_E667_F3BC_C908, 0xBB67_AE85_84CA_A73B, 0x3C6E_F372_FE94_F82B, 0xA54F_F53A_5F1D_36F1,
         0x510E_527F_ADE6_82D1, 0x9B05_688C_2B3E_6C1F, 0x1F83_D9AB_FB41_BD6B, 0x5BE0_CD19_137E_2179,
     ]
