@@ -56,6 +56,8 @@ enum Gas {
 
     // EIP-4844.
     static let blobGasPerBlob: UInt64 = 131_072
+    /// Six blobs per block (EIP-4844, Cancun).
+    static let maxBlobGasPerBlock: UInt64 = 786_432
     static let minBlobBaseFee: UInt64 = 1
     static let blobBaseFeeUpdateFraction: UInt64 = 3_338_477
 

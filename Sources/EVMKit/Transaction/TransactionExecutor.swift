@@ -86,6 +86,9 @@ public struct TransactionExecutor: Sendable {
         if tx.kind == .blob {
             if tx.to == nil { throw .invalidBlobTransaction("a blob transaction cannot create a contract") }
             if tx.blobVersionedHashes.isEmpty { throw .invalidBlobTransaction("no blobs") }
+            if UInt64(tx.blobVersionedHashes.count) * Gas.blobGasPerBlob > Gas.maxBlobGasPerBlock {
+                throw .invalidBlobTransaction("\(tx.blobVersionedHashes.count) blobs exceed the block's 6")
+            }
             if tx.blobVersionedHashes.contains(where: { $0.w3 >> 56 != 0x01 }) {
                 throw .invalidBlobTransaction("a versioned hash does not start with 0x01")
             }
