@@ -25,13 +25,42 @@ import Testing
         .enabled(if: ProcessInfo.processInfo.environment["HUB_EVM_STATETESTS"] != nil))
     func sharedSuite() throws {
         let root = URL(fileURLWithPath: ProcessInfo.processInfo.environment["HUB_EVM_STATETESTS"]!)
-        var passed = 0, failed = 0
-        for file in StateTestRunner.files(in: root) {
-            let outcome = try StateTestRunner.run(file: file)
-            passed += outcome.passed
-            failed += outcome.failures.count
-            for failure in outcome.failures { Issue.record("\(file.path.replacingOccurrences(of: root.path, with: "")) \(failure)") }
+        // Calls nest 1024 deep, recursing on the native stack: run on a thread with room for that
+        // (a test task's thread has far less).
+        let box = ResultBox()
+        let thread = Thread {
+            var passed = 0
+            var failures: [String] = []
+            for file in StateTestRunner.files(in: root) {
+                let name = file.path.replacingOccurrences(of: root.path, with: "")
+                do {
+                    let outcome = try StateTestRunner.run(file: file)
+                    passed += outcome.passed
+                    failures += outcome.failures.map { "\(name) \($0)" }
+                } catch {
+                    failures.append("\(name): \(error)")
+                }
+            }
+            box.finish(passed: passed, failures: failures)
         }
-        print("state tests: \(passed) passed, \(failed) failed")
+        thread.stackSize = 1 << 30
+        thread.start()
+        box.done.wait()
+        for failure in box.failures { Issue.record(Comment(rawValue: failure)) }
+        print("state tests: \(box.passed) passed, \(box.failures.count) failed")
+    }
+}
+
+/// The shared-suite thread's result.
+private final class ResultBox: @unchecked Sendable {
+    // Written once by the worker thread before `done` is signalled, read only after waiting on it.
+    var passed = 0
+    var failures: [String] = []
+    let done = DispatchSemaphore(value: 0)
+
+    func finish(passed: Int, failures: [String]) {
+        self.passed = passed
+        self.failures = failures
+        done.signal()
     }
 }
