@@ -11,17 +11,36 @@ import Testing
     static let coinbase = try! Address(hex: "0x2adc25665018aa1fe0e6bc666dac8fc2697ff9ba")
 
     static let block = BlockEnvironment(
-        number: 1, timestamp: 1000, coinbase: coinbase, gasLimit: 30_000_000, baseFee: U256(7), prevRandao: U256(0x20000))
+        number: 1,
+        timestamp: 1000,
+        coinbase: coinbase,
+        gasLimit: 30_000_000,
+        baseFee: U256(7),
+        prevRandao: U256(0x20000)
+    )
 
     /// Runs `code` at `contract` with a legacy call of `gas`; returns the receipt and the state after.
     static func run(
-        _ code: [UInt8], storage: [U256: U256] = [:], data: [UInt8] = [], value: U256 = .zero, gas: UInt64 = 1_000_000
+        _ code: [UInt8],
+        storage: [U256: U256] = [:],
+        data: [UInt8] = [],
+        value: U256 = .zero,
+        gas: UInt64 = 1_000_000
     ) throws -> (Receipt, InMemoryState) {
         var state = InMemoryState(
             accounts: [sender: Account(balance: U256(10).power(U256(18))), contract: Account(nonce: 1, code: code)],
-            storage: [contract: storage])
+            storage: [contract: storage]
+        )
         let transaction = Transaction(
-            kind: .legacy, sender: sender, to: contract, nonce: 0, gasLimit: gas, value: value, data: data, gasPrice: U256(10))
+            kind: .legacy,
+            sender: sender,
+            to: contract,
+            nonce: 0,
+            gasLimit: gas,
+            value: value,
+            data: data,
+            gasPrice: U256(10)
+        )
         let receipt = try TransactionExecutor(block: block).execute(transaction, on: &state)
         return (receipt, state)
     }
@@ -125,8 +144,14 @@ import Testing
         // Initcode: PUSH1 0x2a, PUSH0, MSTORE8, PUSH1 1, PUSH0, RETURN -> deploys 0x2a.
         var state = InMemoryState(accounts: [Self.sender: Account(balance: U256(10).power(U256(18)))])
         let transaction = Transaction(
-            kind: .legacy, sender: Self.sender, to: nil, nonce: 0, gasLimit: 100_000,
-            data: [0x60, 0x2A, 0x5F, 0x53, 0x60, 0x01, 0x5F, 0xF3], gasPrice: U256(10))
+            kind: .legacy,
+            sender: Self.sender,
+            to: nil,
+            nonce: 0,
+            gasLimit: 100_000,
+            data: [0x60, 0x2A, 0x5F, 0x53, 0x60, 0x01, 0x5F, 0xF3],
+            gasPrice: U256(10)
+        )
         let receipt = try TransactionExecutor(block: Self.block).execute(transaction, on: &state)
         let address = Machine.createAddress(sender: Self.sender, nonce: 0)
         #expect(receipt.status)

@@ -58,7 +58,10 @@ import Testing
     func bn254() throws {
         let g = U256(1).bigEndianBytes + U256(2).bigEndianBytes
         let sum = try run(6, g + g)
-        #expect(Hex.encode(sum) == "0x030644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd315ed738c0e0a7c92e7845f96b2ae9c0a68a6a449e3538fc7ff3ebf7a5a18a2c4")
+        #expect(
+            Hex.encode(sum)
+                == "0x030644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd315ed738c0e0a7c92e7845f96b2ae9c0a68a6a449e3538fc7ff3ebf7a5a18a2c4"
+        )
         #expect(try run(7, g + U256(2).bigEndianBytes) == sum)
         // A point off the curve fails the call.
         guard case .failure = Precompile.bn254Add.run(input: U256(1).bigEndianBytes + U256(3).bigEndianBytes, gas: 1000) else {

@@ -53,10 +53,15 @@ struct StateTestRunner {
         let number = try uint64(env["currentNumber"])
         if number > 0, let previous = env["previousHash"] { hashes[number - 1] = try word(previous) }
         let block = BlockEnvironment(
-            number: number, timestamp: try uint64(env["currentTimestamp"]), coinbase: try Address(hex: string(env["currentCoinbase"])),
-            gasLimit: try uint64(env["currentGasLimit"]), baseFee: try word(env["currentBaseFee"] ?? "0x0"),
-            prevRandao: try word(env["currentRandom"] ?? "0x0"), excessBlobGas: try uint64(env["currentExcessBlobGas"] ?? "0x0"),
-            blockHashes: hashes)
+            number: number,
+            timestamp: try uint64(env["currentTimestamp"]),
+            coinbase: try Address(hex: string(env["currentCoinbase"])),
+            gasLimit: try uint64(env["currentGasLimit"]),
+            baseFee: try word(env["currentBaseFee"] ?? "0x0"),
+            prevRandao: try word(env["currentRandom"] ?? "0x0"),
+            excessBlobGas: try uint64(env["currentExcessBlobGas"] ?? "0x0"),
+            blockHashes: hashes
+        )
         var state = try self.state(test["pre"])
         let transaction: Transaction
         do {
@@ -99,18 +104,29 @@ struct StateTestRunner {
         let accessList = try (accessListJSON ?? []).map { entry in
             Transaction.AccessListEntry(
                 address: try Address(hex: string(entry["address"])),
-                storageKeys: try (entry["storageKeys"] as? [String] ?? []).map { try U256(hex: $0) })
+                storageKeys: try (entry["storageKeys"] as? [String] ?? []).map { try U256(hex: $0) }
+            )
         }
         let kind: Transaction.Kind =
-            fields["blobVersionedHashes"] != nil ? .blob
+            fields["blobVersionedHashes"] != nil
+            ? .blob
             : fields["maxFeePerGas"] != nil ? .dynamicFee : accessListJSON != nil ? .accessList : .legacy
         let toText = fields["to"] as? String ?? ""
         return Transaction(
-            kind: kind, sender: sender, to: toText.isEmpty ? nil : try Address(hex: toText), nonce: try uint64(fields["nonce"]),
-            gasLimit: gasLimit, value: value, data: data, gasPrice: try word(fields["gasPrice"] ?? "0x0"),
-            maxFeePerGas: try word(fields["maxFeePerGas"] ?? "0x0"), maxPriorityFeePerGas: try word(fields["maxPriorityFeePerGas"] ?? "0x0"),
-            accessList: accessList, maxFeePerBlobGas: try word(fields["maxFeePerBlobGas"] ?? "0x0"),
-            blobVersionedHashes: try (fields["blobVersionedHashes"] as? [String] ?? []).map { try U256(hex: $0) })
+            kind: kind,
+            sender: sender,
+            to: toText.isEmpty ? nil : try Address(hex: toText),
+            nonce: try uint64(fields["nonce"]),
+            gasLimit: gasLimit,
+            value: value,
+            data: data,
+            gasPrice: try word(fields["gasPrice"] ?? "0x0"),
+            maxFeePerGas: try word(fields["maxFeePerGas"] ?? "0x0"),
+            maxPriorityFeePerGas: try word(fields["maxPriorityFeePerGas"] ?? "0x0"),
+            accessList: accessList,
+            maxFeePerBlobGas: try word(fields["maxFeePerBlobGas"] ?? "0x0"),
+            blobVersionedHashes: try (fields["blobVersionedHashes"] as? [String] ?? []).map { try U256(hex: $0) }
+        )
     }
 
     static func state(_ value: Any?) throws -> InMemoryState {
@@ -119,8 +135,10 @@ struct StateTestRunner {
         for (addressText, fields) in accounts {
             let address = try Address(hex: addressText)
             state.accounts[address] = Account(
-                nonce: try uint64(fields["nonce"] ?? "0x0"), balance: try word(fields["balance"] ?? "0x0"),
-                code: try Hex.decode(string(fields["code"] ?? "0x")))
+                nonce: try uint64(fields["nonce"] ?? "0x0"),
+                balance: try word(fields["balance"] ?? "0x0"),
+                code: try Hex.decode(string(fields["code"] ?? "0x"))
+            )
             var slots: [U256: U256] = [:]
             for (slot, value) in fields["storage"] as? [String: String] ?? [:] where !(try U256(hex: value)).isZero {
                 slots[try U256(hex: slot)] = try U256(hex: value)

@@ -22,7 +22,8 @@ import Testing
     /// The whole shared GeneralStateTests folder, when HUB_EVM_STATETESTS names it (about 10,000 vectors).
     @Test(
         "every state test in HUB_EVM_STATETESTS",
-        .enabled(if: ProcessInfo.processInfo.environment["HUB_EVM_STATETESTS"] != nil))
+        .enabled(if: ProcessInfo.processInfo.environment["HUB_EVM_STATETESTS"] != nil)
+    )
     func sharedSuite() throws {
         let root = URL(fileURLWithPath: ProcessInfo.processInfo.environment["HUB_EVM_STATETESTS"]!)
         // Calls nest 1024 deep, recursing on the native stack: run on a thread with room for that

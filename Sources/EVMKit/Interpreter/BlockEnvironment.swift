@@ -14,8 +14,15 @@ public struct BlockEnvironment: Sendable {
     public var blockHashes: [UInt64: U256]
 
     public init(
-        number: UInt64, timestamp: UInt64, coinbase: Address, gasLimit: UInt64, baseFee: U256, prevRandao: U256,
-        chainID: U256 = U256(1), excessBlobGas: UInt64 = 0, blockHashes: [UInt64: U256] = [:]
+        number: UInt64,
+        timestamp: UInt64,
+        coinbase: Address,
+        gasLimit: UInt64,
+        baseFee: U256,
+        prevRandao: U256,
+        chainID: U256 = U256(1),
+        excessBlobGas: UInt64 = 0,
+        blockHashes: [UInt64: U256] = [:]
     ) {
         self.number = number
         self.timestamp = timestamp

@@ -138,9 +138,18 @@ final class Machine {
         state.addBalance(address, value)
 
         let message = Message(
-            kind: .call, caller: caller, target: address, codeAddress: address, value: value, input: [], gas: gas,
-            isStatic: false, depth: depth)
-        var result = initcode.isEmpty
+            kind: .call,
+            caller: caller,
+            target: address,
+            codeAddress: address,
+            value: value,
+            input: [],
+            gas: gas,
+            isStatic: false,
+            depth: depth
+        )
+        var result =
+            initcode.isEmpty
             ? FrameResult(status: .success, gasLeft: gas, output: [])
             : execute(message, code: initcode, jumpdests: Frame.analyzeJumpdests(initcode))
         if result.isSuccess {

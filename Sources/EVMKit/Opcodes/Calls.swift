@@ -28,20 +28,52 @@ extension Machine {
         switch kind {
         case .call:
             message = Message(
-                kind: .call, caller: current.target, target: address, codeAddress: address, value: value,
-                input: f.memorySlice(inputOffset, inputSize), gas: callGas, isStatic: current.isStatic, depth: current.depth + 1)
+                kind: .call,
+                caller: current.target,
+                target: address,
+                codeAddress: address,
+                value: value,
+                input: f.memorySlice(inputOffset, inputSize),
+                gas: callGas,
+                isStatic: current.isStatic,
+                depth: current.depth + 1
+            )
         case .callCode:
             message = Message(
-                kind: .callCode, caller: current.target, target: current.target, codeAddress: address, value: value,
-                input: f.memorySlice(inputOffset, inputSize), gas: callGas, isStatic: current.isStatic, depth: current.depth + 1)
+                kind: .callCode,
+                caller: current.target,
+                target: current.target,
+                codeAddress: address,
+                value: value,
+                input: f.memorySlice(inputOffset, inputSize),
+                gas: callGas,
+                isStatic: current.isStatic,
+                depth: current.depth + 1
+            )
         case .delegateCall:
             message = Message(
-                kind: .delegateCall, caller: current.caller, target: current.target, codeAddress: address, value: current.value,
-                input: f.memorySlice(inputOffset, inputSize), gas: callGas, isStatic: current.isStatic, depth: current.depth + 1)
+                kind: .delegateCall,
+                caller: current.caller,
+                target: current.target,
+                codeAddress: address,
+                value: current.value,
+                input: f.memorySlice(inputOffset, inputSize),
+                gas: callGas,
+                isStatic: current.isStatic,
+                depth: current.depth + 1
+            )
         case .staticCall:
             message = Message(
-                kind: .staticCall, caller: current.target, target: address, codeAddress: address, value: .zero,
-                input: f.memorySlice(inputOffset, inputSize), gas: callGas, isStatic: true, depth: current.depth + 1)
+                kind: .staticCall,
+                caller: current.target,
+                target: address,
+                codeAddress: address,
+                value: .zero,
+                input: f.memorySlice(inputOffset, inputSize),
+                gas: callGas,
+                isStatic: true,
+                depth: current.depth + 1
+            )
         }
         let result = call(message)
         f.gas += result.gasLeft

@@ -16,7 +16,13 @@ extension Machine {
         let callGas = f.gas - f.gas / 64
         f.gas -= callGas
         let result = create(
-            caller: f.message.target, value: value, initcode: initcode, gas: callGas, salt: salt, depth: f.message.depth + 1)
+            caller: f.message.target,
+            value: value,
+            initcode: initcode,
+            gas: callGas,
+            salt: salt,
+            depth: f.message.depth + 1
+        )
         f.gas += result.gasLeft
         f.returnData = result.isRevert ? result.output : []
         f.push(result.createdAddress?.word ?? .zero)

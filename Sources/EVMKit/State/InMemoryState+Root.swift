@@ -7,12 +7,14 @@ extension InMemoryState {
             let storageRoot = MerklePatriciaTrie.root(
                 (storage[address] ?? [:]).map { slot, value in
                     (key: Keccak256.hash(slot.bigEndianBytes), value: RLP.encode(.bytes(value.minimalBigEndianBytes)))
-                })
+                }
+            )
             let value = RLP.encode(
                 .list([
                     .uint(account.nonce), .bytes(account.balance.minimalBigEndianBytes), .bytes(storageRoot),
                     .bytes(Keccak256.hash(account.code)),
-                ]))
+                ])
+            )
             return (key: Keccak256.hash(address.bytes), value: value)
         }
         return U256(bigEndian: MerklePatriciaTrie.root(entries))

@@ -290,7 +290,9 @@ final class JournaledState {
             guard account.exists else { continue }
             changes.accounts[address] = .updated(
                 Account(nonce: account.nonce, balance: account.balance, code: account.code),
-                storage: account.storage, storageCleared: account.storageCleared)
+                storage: account.storage,
+                storageCleared: account.storageCleared
+            )
         }
         return changes
     }

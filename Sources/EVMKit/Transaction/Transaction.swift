@@ -40,9 +40,19 @@ public struct Transaction: Sendable, Hashable {
     public var blobVersionedHashes: [U256]
 
     public init(
-        kind: Kind, sender: Address, to: Address?, nonce: UInt64, gasLimit: UInt64, value: U256 = .zero, data: [UInt8] = [],
-        gasPrice: U256 = .zero, maxFeePerGas: U256 = .zero, maxPriorityFeePerGas: U256 = .zero, accessList: [AccessListEntry] = [],
-        maxFeePerBlobGas: U256 = .zero, blobVersionedHashes: [U256] = []
+        kind: Kind,
+        sender: Address,
+        to: Address?,
+        nonce: UInt64,
+        gasLimit: UInt64,
+        value: U256 = .zero,
+        data: [UInt8] = [],
+        gasPrice: U256 = .zero,
+        maxFeePerGas: U256 = .zero,
+        maxPriorityFeePerGas: U256 = .zero,
+        accessList: [AccessListEntry] = [],
+        maxFeePerBlobGas: U256 = .zero,
+        blobVersionedHashes: [U256] = []
     ) {
         self.kind = kind
         self.sender = sender

@@ -35,16 +35,27 @@ public struct TransactionExecutor: Sendable {
         }
 
         let machine = Machine(
-            state: journal, block: block,
-            transaction: TransactionContext(origin: tx.sender, gasPrice: gasPrice, blobHashes: tx.blobVersionedHashes))
+            state: journal,
+            block: block,
+            transaction: TransactionContext(origin: tx.sender, gasPrice: gasPrice, blobHashes: tx.blobVersionedHashes)
+        )
         let gas = Int(tx.gasLimit - tx.intrinsicGas)
         let result: FrameResult
         if let to = tx.to {
             journal.setNonce(tx.sender, tx.nonce + 1)
             result = machine.call(
                 Message(
-                    kind: .call, caller: tx.sender, target: to, codeAddress: to, value: tx.value, input: tx.data, gas: gas,
-                    isStatic: false, depth: 0))
+                    kind: .call,
+                    caller: tx.sender,
+                    target: to,
+                    codeAddress: to,
+                    value: tx.value,
+                    input: tx.data,
+                    gas: gas,
+                    isStatic: false,
+                    depth: 0
+                )
+            )
         } else {
             // create() raises the sender's nonce itself, after deriving the address from the old one.
             result = machine.create(caller: tx.sender, value: tx.value, initcode: tx.data, gas: gas, salt: nil, depth: 0)
@@ -63,9 +74,14 @@ public struct TransactionExecutor: Sendable {
         let haltReason: HaltReason?
         if case .halt(let reason) = result.status { haltReason = reason } else { haltReason = nil }
         let receipt = Receipt(
-            status: result.isSuccess, gasUsed: gasUsed, logs: result.isSuccess ? journal.logs : [],
-            contractAddress: tx.to == nil && result.isSuccess ? result.createdAddress : nil, output: result.output,
-            haltReason: haltReason, unsupportedPrecompiles: machine.unsupportedPrecompilesCalled)
+            status: result.isSuccess,
+            gasUsed: gasUsed,
+            logs: result.isSuccess ? journal.logs : [],
+            contractAddress: tx.to == nil && result.isSuccess ? result.createdAddress : nil,
+            output: result.output,
+            haltReason: haltReason,
+            unsupportedPrecompiles: machine.unsupportedPrecompilesCalled
+        )
         return (receipt, journal.finalize())
     }
 
@@ -120,8 +136,17 @@ public struct TransactionExecutor: Sendable {
         journal.warmAccount(target)
         _ = machine.call(
             Message(
-                kind: .call, caller: caller, target: target, codeAddress: target, value: .zero, input: data, gas: Int(gasLimit),
-                isStatic: false, depth: 0))
+                kind: .call,
+                caller: caller,
+                target: target,
+                codeAddress: target,
+                value: .zero,
+                input: data,
+                gas: Int(gasLimit),
+                isStatic: false,
+                depth: 0
+            )
+        )
         state.apply(journal.finalize())
     }
 

@@ -73,8 +73,11 @@ extension U256 {
     /// ChainKit's transaction-field integer as a word.
     public init(_ value: ChainKit.UInt256) {
         self.init(
-            w0: UInt64(truncatingIfNeeded: value.low), w1: UInt64(truncatingIfNeeded: value.low >> 64),
-            w2: UInt64(truncatingIfNeeded: value.high), w3: UInt64(truncatingIfNeeded: value.high >> 64))
+            w0: UInt64(truncatingIfNeeded: value.low),
+            w1: UInt64(truncatingIfNeeded: value.low >> 64),
+            w2: UInt64(truncatingIfNeeded: value.high),
+            w3: UInt64(truncatingIfNeeded: value.high >> 64)
+        )
     }
 
     /// The word as ChainKit's transaction-field integer.

@@ -103,9 +103,12 @@ extension U256 {
     /// quotient to `q` and vCount limbs of remainder to `r` (both zero-filled above the result).
     @usableFromInline
     static func divideLimbs(
-        _ u: UnsafeMutablePointer<UInt64>, _ uCount: Int,
-        _ v: UnsafePointer<UInt64>, _ vCount: Int,
-        _ q: UnsafeMutablePointer<UInt64>, _ r: UnsafeMutablePointer<UInt64>
+        _ u: UnsafeMutablePointer<UInt64>,
+        _ uCount: Int,
+        _ v: UnsafePointer<UInt64>,
+        _ vCount: Int,
+        _ q: UnsafeMutablePointer<UInt64>,
+        _ r: UnsafeMutablePointer<UInt64>
     ) {
         var n = vCount
         while n > 0 && v[n - 1] == 0 { n -= 1 }

@@ -150,7 +150,8 @@ struct BlocktestRunner {
         }
         emit(
             "summary total: \(total.passed) passed, \(total.failed) failed, \(total.skipped) skipped (not Cancun); "
-                + "\(unsupportedPrecompileCases) failing cases reached an unsupported precompile")
+                + "\(unsupportedPrecompileCases) failing cases reached an unsupported precompile"
+        )
         return total.failed == 0
     }
 
@@ -188,10 +189,16 @@ struct BlocktestRunner {
             let decoded = (block["rlp_decoded"] as? [String: Any]) ?? block
             guard let header = decoded["blockHeader"] as? [String: Any] else { throw CaseFailure("a block has no header") }
             let environment = BlockEnvironment(
-                number: try Self.uint64(header["number"]), timestamp: try Self.uint64(header["timestamp"]),
-                coinbase: try Address(hex: Self.string(header["coinbase"])), gasLimit: try Self.uint64(header["gasLimit"]),
-                baseFee: try Self.word(header["baseFeePerGas"]), prevRandao: try Self.word(header["mixHash"]), chainID: U256(1),
-                excessBlobGas: try Self.uint64(header["excessBlobGas"] ?? "0x0"), blockHashes: hashes)
+                number: try Self.uint64(header["number"]),
+                timestamp: try Self.uint64(header["timestamp"]),
+                coinbase: try Address(hex: Self.string(header["coinbase"])),
+                gasLimit: try Self.uint64(header["gasLimit"]),
+                baseFee: try Self.word(header["baseFeePerGas"]),
+                prevRandao: try Self.word(header["mixHash"]),
+                chainID: U256(1),
+                excessBlobGas: try Self.uint64(header["excessBlobGas"] ?? "0x0"),
+                blockHashes: hashes
+            )
             let transactions = try Self.transactions(decoded, block: block)
             let executor = TransactionExecutor(block: environment)
 
@@ -246,16 +253,24 @@ struct BlocktestRunner {
             let accessList = try (fields["accessList"] as? [[String: Any]] ?? []).map { entry in
                 Transaction.AccessListEntry(
                     address: try Address(hex: string(entry["address"])),
-                    storageKeys: try (entry["storageKeys"] as? [String] ?? []).map { try U256(hex: $0) })
+                    storageKeys: try (entry["storageKeys"] as? [String] ?? []).map { try U256(hex: $0) }
+                )
             }
             return Transaction(
-                kind: kind, sender: try Address(hex: senderHex), to: toText.isEmpty ? nil : try Address(hex: toText),
-                nonce: try uint64(fields["nonce"]), gasLimit: try uint64(fields["gasLimit"]), value: try word(fields["value"]),
-                data: try Hex.decode(string(fields["data"])), gasPrice: try word(fields["gasPrice"] ?? "0x0"),
+                kind: kind,
+                sender: try Address(hex: senderHex),
+                to: toText.isEmpty ? nil : try Address(hex: toText),
+                nonce: try uint64(fields["nonce"]),
+                gasLimit: try uint64(fields["gasLimit"]),
+                value: try word(fields["value"]),
+                data: try Hex.decode(string(fields["data"])),
+                gasPrice: try word(fields["gasPrice"] ?? "0x0"),
                 maxFeePerGas: try word(fields["maxFeePerGas"] ?? "0x0"),
-                maxPriorityFeePerGas: try word(fields["maxPriorityFeePerGas"] ?? "0x0"), accessList: accessList,
+                maxPriorityFeePerGas: try word(fields["maxPriorityFeePerGas"] ?? "0x0"),
+                accessList: accessList,
                 maxFeePerBlobGas: try word(fields["maxFeePerBlobGas"] ?? "0x0"),
-                blobVersionedHashes: try (fields["blobVersionedHashes"] as? [String] ?? []).map { try U256(hex: $0) })
+                blobVersionedHashes: try (fields["blobVersionedHashes"] as? [String] ?? []).map { try U256(hex: $0) }
+            )
         }
     }
 
@@ -269,7 +284,10 @@ struct BlocktestRunner {
             let address = try Address(hex: addressText)
             let nonce = try uint64(fields["nonce"] ?? "0x0")
             state.accounts[address] = Account(
-                nonce: nonce, balance: try word(fields["balance"] ?? "0x0"), code: try Hex.decode(string(fields["code"] ?? "0x")))
+                nonce: nonce,
+                balance: try word(fields["balance"] ?? "0x0"),
+                code: try Hex.decode(string(fields["code"] ?? "0x"))
+            )
             var slots: [U256: U256] = [:]
             for (slot, value) in fields["storage"] as? [String: String] ?? [:] {
                 let word = try U256(hex: value)
@@ -292,7 +310,8 @@ struct BlocktestRunner {
             if got.code != want.code { return "\(address) code differs (\(got.code.count) bytes, expected \(want.code.count))" }
             let gotStorage = actual.storage[address] ?? [:], wantStorage = expected.storage[address] ?? [:]
             for slot in Set(gotStorage.keys).union(wantStorage.keys).sorted() where gotStorage[slot] != wantStorage[slot] {
-                return "\(address) storage[\(slot.hexString)] = \((gotStorage[slot] ?? .zero).hexString), expected \((wantStorage[slot] ?? .zero).hexString)"
+                return
+                    "\(address) storage[\(slot.hexString)] = \((gotStorage[slot] ?? .zero).hexString), expected \((wantStorage[slot] ?? .zero).hexString)"
             }
         }
         return nil
