@@ -25,9 +25,21 @@ log=$(mktemp "${TMPDIR:-/tmp}/hub-test-log.XXXXXX")
 status=0
 swift test "$@" 2>&1 | tee "$log" || status=${PIPESTATUS[0]}
 echo "test.sh: swift test exited with status $status"
+# The EVM conformance suite (Ethereum BlockchainTests through `hubd evm blocktest`), counted as one
+# test; a filtered run (arguments given) skips it unless HUB_EVM_BLOCKTEST=1.
+evm_status=0
+if [[ $# == 0 || ${HUB_EVM_BLOCKTEST:-} == 1 ]]; then
+    bash scripts/evm-blocktest.sh || evm_status=$?
+    echo "test.sh: EVM blocktest suite exited with status $evm_status"
+fi
 total=$(grep -oE 'Test run with [0-9]+ tests?' "$log" | grep -oE '[0-9]+' | tail -n 1 || true)
 failed=$(grep -cE '^✘ Test .* failed after' "$log" || true)
 rm -f "$log"
+if [[ -n $total ]]; then
+    total=$((total + 1))
+    [[ $evm_status != 0 ]] && failed=$((failed + 1))
+fi
+[[ $status == 0 ]] && status=$evm_status
 if [[ -n $total ]]; then
     summary="$((total - failed)) passed, $failed failed"
 elif [[ $status != 0 ]]; then

@@ -26,7 +26,7 @@ struct Hubd: AsyncParsableCommand {
             Start with `hubd serve`: it creates the SQLite database, applies migrations and listens.
             """,
         version: HubVersion.current,
-        subcommands: [Serve.self, Migrate.self, Verify.self, Admin.self, Wallet.self, Version.self]
+        subcommands: [Serve.self, Migrate.self, Verify.self, Admin.self, Wallet.self, EVMCommand.self, Version.self]
     )
 }
 
