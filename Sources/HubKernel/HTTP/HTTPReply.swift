@@ -30,6 +30,18 @@ public struct HTTPReply: Sendable, Equatable {
         if let contentType { headers[.contentType] = contentType }
         if let location { headers[.location] = location }
         if replayed { headers[.idempotencyReplayed] = "true" }
-        return Response(status: HTTPResponse.Status(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        return Response(status: .standard(status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+extension HTTPResponse.Status {
+    /// The status with its standard reason phrase (`Status(code:)` alone leaves the phrase empty,
+    /// and a problem's `title` is that phrase).
+    static func standard(_ code: Int) -> HTTPResponse.Status {
+        let known: [HTTPResponse.Status] = [
+            .ok, .created, .accepted, .noContent, .badRequest, .unauthorized, .forbidden, .notFound, .methodNotAllowed, .conflict,
+            .contentTooLarge, .unsupportedMediaType, .unprocessableContent, .tooManyRequests, .internalServerError, .serviceUnavailable,
+        ]
+        return known.first { $0.code == code } ?? HTTPResponse.Status(code: code)
     }
 }

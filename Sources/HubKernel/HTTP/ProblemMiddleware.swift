@@ -47,7 +47,7 @@ public struct ProblemMiddleware: RouterMiddleware {
         var headers: HTTPFields = [:]
         if error.kind == .unauthenticated { headers[.wwwAuthenticate] = "Bearer" }
         if error.kind == .unavailable { headers[.retryAfter] = "1" }
-        return Problem(HTTPResponse.Status(code: error.kind.httpStatus), code: error.errorCode, detail: error.message, field: error.field, headers: headers)
+        return Problem(.standard(error.kind.httpStatus), code: error.errorCode, detail: error.message, field: error.field, headers: headers)
     }
 
     private static func problem(for http: HTTPError) -> Problem {
