@@ -25,6 +25,7 @@ packages=(
     libsqlite3-dev libpq-dev libssl-dev libsodium-dev libzstd-dev
     libsecp256k1-dev libxxhash-dev libcurl4-openssl-dev
     curl  # a real HTTP client for the event-stream tests
+    xz-utils  # unpacks the EVM blocktest fixtures (Tests/Fixtures/ethereum-tests/*.tar.xz)
 )
 if [[ $want_postgres == 1 ]]; then
     packages+=(postgresql)
