@@ -334,16 +334,25 @@ public struct LedgerController: Sendable {
 
     /// Checks that the caller may move money out of every debit account (and resolve every hold)
     /// in `transfers` before anything is submitted, so a refused batch changes nothing. Accounts the
-    /// caller may not see are reported as not found, like accounts that do not exist.
+    /// caller may not see are reported as not found, like accounts that do not exist. Everything
+    /// the check needs is read once for the whole batch (``Ledger/records(transfers:accounts:)``).
     private func authorise(_ transfers: [TransferRequest], principal: Principal, fieldPrefix: (Int) -> String) async throws {
+        var holdIDs: [TransferID] = []
+        var debitIDs: [AccountID] = []
+        for transfer in transfers {
+            switch transfer.action {
+            case .post(let debit, _, _, _), .hold(let debit, _, _, _, _): debitIDs.append(debit)
+            case .postPending(let pendingID, _), .voidPending(let pendingID): holdIDs.append(pendingID)
+            }
+        }
+        // Admins need no accounts: only the holds, for the rail-ownership rule below.
+        let records = try await ledger.records(transfers: holdIDs, accounts: principal.isAdmin ? [] : debitIDs)
         // A rail's holds are resolved by the rail, whoever asks (admins included): its state
         // machine (a BLE lock, a chain's cash-out) would otherwise disagree with the ledger.
         for (index, transfer) in transfers.enumerated() {
             switch transfer.action {
             case .postPending(let pendingID, _), .voidPending(let pendingID):
-                if let pending = try await ledger.transfer(pendingID),
-                    let refusal = railHoldRefusal(pending, field: fieldPrefix(index) + "pending_id")
-                {
+                if let pending = records.transfers[pendingID], let refusal = railHoldRefusal(pending, field: fieldPrefix(index) + "pending_id") {
                     throw refusal
                 }
             case .post, .hold: continue
@@ -351,10 +360,11 @@ public struct LedgerController: Sendable {
         }
         if principal.isAdmin { return }
         let policy = LedgerAccessPolicy(principal: principal)
+        let batchIDs = Set(transfers.map(\.id))
         for (index, transfer) in transfers.enumerated() {
             switch transfer.action {
             case .post(let debit, _, _, _), .hold(let debit, _, _, _, _):
-                guard let account = try await ledger.account(debit), policy.canDebit(account, asset: try await ledger.asset(account.asset)) else {
+                guard let account = records.accounts[debit], policy.canDebit(account, asset: records.assets[account.asset]) else {
                     throw Problem.invalid(
                         fieldPrefix(index) + "debit_account_id",
                         "No such account, or you may not debit it.",
@@ -363,12 +373,11 @@ public struct LedgerController: Sendable {
                 }
             case .postPending(let pendingID, _), .voidPending(let pendingID):
                 // A hold created earlier in this same batch is checked through its own debit account.
-                if transfers.contains(where: { $0.id == pendingID }) { continue }
-                guard let pending = try await ledger.transfer(pendingID) else { continue }  // the ledger reports not found
-                let sides = try await ledger.accounts([pending.debitAccountID, pending.creditAccountID])
-                guard let debit = sides.first(where: { $0.id == pending.debitAccountID }),
-                    let credit = sides.first(where: { $0.id == pending.creditAccountID }),
-                    policy.canResolve(debit: debit, credit: credit, debitAsset: try await ledger.asset(debit.asset))
+                if batchIDs.contains(pendingID) { continue }
+                guard let pending = records.transfers[pendingID] else { continue }  // the ledger reports not found
+                guard let debit = records.accounts[pending.debitAccountID],
+                    let credit = records.accounts[pending.creditAccountID],
+                    policy.canResolve(debit: debit, credit: credit, debitAsset: records.assets[debit.asset])
                 else {
                     throw Problem.invalid(
                         fieldPrefix(index) + "pending_id",
