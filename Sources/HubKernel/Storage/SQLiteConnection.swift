@@ -7,7 +7,17 @@ import CSQLite
 final class SQLiteConnection: SQLConnection {
     let dialect = SQLDialect.sqlite
     private var handle: OpaquePointer?
-    private var statements: [String: OpaquePointer] = [:]
+    private var statements: [String: PreparedStatement] = [:]
+
+    /// A compiled statement and what is known of it once: which `$N` each parameter slot takes, and
+    /// its result's column names. The hot path (a group of hundreds of keyed reads) then neither
+    /// parses parameter names nor hashes column names per call.
+    private struct PreparedStatement {
+        let handle: OpaquePointer
+        /// `parameterNumbers[i]` is the N of slot i+1's `$N`.
+        let parameterNumbers: [Int]
+        let columns: SQLColumns
+    }
 
     init(path: String, busyTimeoutMilliseconds: Int32 = 30_000) throws {
         var db: OpaquePointer?
@@ -33,7 +43,7 @@ final class SQLiteConnection: SQLConnection {
     }
 
     deinit {
-        for (_, statement) in statements { sqlite3_finalize(statement) }
+        for (_, statement) in statements { sqlite3_finalize(statement.handle) }
         sqlite3_close_v2(handle)
     }
 
@@ -57,7 +67,7 @@ final class SQLiteConnection: SQLConnection {
 
     @discardableResult
     func execute(_ sql: String, _ binds: [SQLValue]) throws -> Int {
-        let statement = try prepared(sql, binds)
+        let statement = try prepared(sql, binds).handle
         defer { sqlite3_reset(statement) }
         while true {
             let rc = sqlite3_step(statement)
@@ -68,10 +78,15 @@ final class SQLiteConnection: SQLConnection {
     }
 
     func query(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow] {
-        let statement = try prepared(sql, binds)
+        let prepared = try prepared(sql, binds)
+        let statement = prepared.handle
         defer { sqlite3_reset(statement) }
         let columns = sqlite3_column_count(statement)
-        let names = SQLColumns((0..<columns).map { String(cString: sqlite3_column_name(statement, $0)) })
+        // The names were read at preparation; a schema change since (SQLite re-prepares by
+        // itself) could change them, so they are read again if the count no longer matches.
+        let names =
+            Int(columns) == prepared.columns.names.count
+            ? prepared.columns : SQLColumns((0..<columns).map { String(cString: sqlite3_column_name(statement, $0)) })
         var rows: [SQLRow] = []
         while true {
             let rc = sqlite3_step(statement)
@@ -106,43 +121,54 @@ final class SQLiteConnection: SQLConnection {
     }
 
     /// Prepares (or reuses) the statement for `sql` and binds `binds` to `$1…$n`.
-    private func prepared(_ sql: String, _ binds: [SQLValue]) throws -> OpaquePointer {
+    private func prepared(_ sql: String, _ binds: [SQLValue]) throws -> PreparedStatement {
         let db = try db
-        let statement: OpaquePointer
+        let statement: PreparedStatement
         if let cached = statements[sql] {
             statement = cached
         } else {
-            var raw: OpaquePointer?
-            let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
-            guard rc == SQLITE_OK, let raw else { throw error(rc, String(cString: sqlite3_errmsg(db)), sql: sql) }
-            statements[sql] = raw
-            statement = raw
+            statement = try prepare(sql, on: db)
+            statements[sql] = statement
         }
-        sqlite3_clear_bindings(statement)
-        let expected = Int(sqlite3_bind_parameter_count(statement))
-        guard expected == binds.count else {
-            throw DatabaseError(.query, "statement expects \(expected) values, got \(binds.count)", sql: sql)
+        let handle = statement.handle
+        sqlite3_clear_bindings(handle)
+        guard statement.parameterNumbers.count == binds.count else {
+            throw DatabaseError(.query, "statement expects \(statement.parameterNumbers.count) values, got \(binds.count)", sql: sql)
         }
-        for index in Int32(1)...Int32(max(expected, 1)) where expected > 0 {
-            // SQLite numbers `$N` parameters by first appearance, not by N: `SET a = $3 WHERE b = $1`
-            // has `$3` at index 1. Bind by the number in the name so both backends read `$N` alike.
-            guard let name = sqlite3_bind_parameter_name(statement, index), name.pointee == UInt8(ascii: "$"),
-                let number = Int(String(cString: name + 1)), (1...binds.count).contains(number)
-            else {
-                throw DatabaseError(.query, "placeholders must be $1…$\(binds.count)", sql: sql)
-            }
-            let value = binds[number - 1]
+        for (slot, number) in statement.parameterNumbers.enumerated() {
+            guard number <= binds.count else { throw DatabaseError(.query, "placeholders must be $1…$\(binds.count)", sql: sql) }
+            let index = Int32(slot + 1)
             let rc: Int32
-            switch value {
-            case .null: rc = sqlite3_bind_null(statement, index)
-            case .int(let v): rc = sqlite3_bind_int64(statement, index, v)
-            case .text(let t): rc = sqlite3_bind_text(statement, index, t, -1, hub_sqlite_transient())
-            case .bytes(let b): rc = bindBlob(statement, index, b)
-            case .uint128(let v): rc = bindBlob(statement, index, v.bigEndianBytes)
+            switch binds[number - 1] {
+            case .null: rc = sqlite3_bind_null(handle, index)
+            case .int(let v): rc = sqlite3_bind_int64(handle, index, v)
+            case .text(let t): rc = sqlite3_bind_text(handle, index, t, -1, hub_sqlite_transient())
+            case .bytes(let b): rc = bindBlob(handle, index, b)
+            case .uint128(let v): rc = bindBlob(handle, index, v.bigEndianBytes)
             }
             guard rc == SQLITE_OK else { throw error(rc, String(cString: sqlite3_errmsg(db)), sql: sql) }
         }
         return statement
+    }
+
+    private func prepare(_ sql: String, on db: OpaquePointer) throws -> PreparedStatement {
+        var raw: OpaquePointer?
+        let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+        guard rc == SQLITE_OK, let raw else { throw error(rc, String(cString: sqlite3_errmsg(db)), sql: sql) }
+        // SQLite numbers `$N` parameters by first appearance, not by N: `SET a = $3 WHERE b = $1`
+        // has `$3` at slot 1. Binding by the number in the name lets both backends read `$N` alike.
+        var numbers: [Int] = []
+        for slot in Int32(1)...max(1, sqlite3_bind_parameter_count(raw)) where sqlite3_bind_parameter_count(raw) > 0 {
+            guard let name = sqlite3_bind_parameter_name(raw, slot), name.pointee == UInt8(ascii: "$"),
+                let number = Int(String(cString: name + 1)), number >= 1
+            else {
+                sqlite3_finalize(raw)
+                throw DatabaseError(.query, "placeholders must be $1…$n", sql: sql)
+            }
+            numbers.append(number)
+        }
+        let columns = SQLColumns((0..<sqlite3_column_count(raw)).map { String(cString: sqlite3_column_name(raw, $0)) })
+        return PreparedStatement(handle: raw, parameterNumbers: numbers, columns: columns)
     }
 
     private func bindBlob(_ statement: OpaquePointer, _ index: Int32, _ bytes: [UInt8]) -> Int32 {
