@@ -7,8 +7,10 @@
 # Load: plain wrk (Debian has no wrk2), i.e. a closed loop with a fixed number of connections for a
 # fixed time; each connection sends its next request when the previous answer arrives. wrk runs on
 # the same machine as hubd and takes CPU from it.
-# Prints a table with transfers/s, p50/p99 latency and the ratio to the ledger's direct throughput
-# (bench/results/ledger.json from `make bench-ledger`), and writes bench/results/http.json.
+# Before each backend's HTTP load, the ledger is measured directly (bench/LedgerBench, no HTTP) in
+# the same shapes on the same machine in the same run: 64 concurrent single-transfer callers, and
+# 16 concurrent callers of batches of 100. Prints a table with transfers/s, p50/p99 latency and the
+# ratio HTTP / direct, and writes bench/results/http.json.
 # Usage: scripts/bench-http.sh
 # Environment: BENCH_SECONDS (20), BENCH_ACCOUNTS (1000), BENCH_SINGLE_CONNECTIONS (64),
 #   BENCH_BATCH_CONNECTIONS (16), BENCH_BATCH_SIZE (100), BENCH_BACKENDS ("sqlite postgres"),
@@ -48,8 +50,10 @@ fi
 bash scripts/install-deps.sh
 say "building hubd (release; several minutes the first time)"
 swift build -c release --product hubd
+swift build -c release --product LedgerBench
 hubd=$root/.build/release/hubd
-[[ -x $hubd ]] || die "$hubd was not built"
+ledger_bench=$root/.build/release/LedgerBench
+[[ -x $hubd && -x $ledger_bench ]] || die "hubd or LedgerBench was not built"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hub-bench-http.XXXXXX")
 server_pid=
@@ -73,6 +77,23 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 
 results=$work/results.jsonl
 : >"$results"
+
+direct=$work/direct.jsonl
+: >"$direct"
+
+# run_direct NAME [POSTGRES_URL]: the ledger without HTTP in the HTTP workloads' shapes (one run
+# each, on an empty database of its own); appends its rows to $direct.
+run_direct() {
+    local backend=$1 url=${2:-} arguments=()
+    [[ -n $url ]] && arguments=(--postgres-url "$url")
+    say "[$backend] the ledger directly (LedgerBench, same shapes)"
+    "$ledger_bench" --backend "$backend" --runs 1 --only "hub-single-$single_connections,hub-batches-$batch_size-$batch_connections" \
+        --output "$work/direct-$backend.json" "${arguments[@]}" >"$work/direct-$backend.log" 2>&1 || {
+        tail -n 30 "$work/direct-$backend.log" >&2
+        die "[$backend] LedgerBench failed"
+    }
+    python3 -c 'import json, sys; [print(json.dumps(r)) for r in json.load(open(sys.argv[1]))["results"]]' "$work/direct-$backend.json" >>"$direct"
+}
 
 # run_backend NAME DATABASE_URL: one hubd, its setup, both workloads; appends to $results.
 run_backend() {
@@ -129,6 +150,7 @@ EOF
 for backend in $backends; do
     case $backend in
         sqlite)
+            run_direct sqlite
             run_backend sqlite "sqlite:$work/hub.sqlite"
             ;;
         postgres)
@@ -143,6 +165,10 @@ for backend in $backends; do
                 # A free port, so that runs of the tests and bench-ledger (54329, 54330) can share the machine.
                 url=$(bash scripts/pg-throwaway.sh start "$pg_dir" "$(free_port)")
             fi
+            # The direct measurement empties its database's schema: give it a database of its own.
+            psql -q "$url" -c "DROP DATABASE IF EXISTS hub_bench_direct" -c "CREATE DATABASE hub_bench_direct" ||
+                die "[postgres] could not create the database hub_bench_direct"
+            run_direct postgres "${url%/*}/hub_bench_direct"
             run_backend postgres "$url"
             ;;
         *) die "unknown backend '$backend' in BENCH_BACKENDS" ;;
@@ -150,9 +176,9 @@ for backend in $backends; do
 done
 
 mkdir -p bench/results
-python3 - "$results" bench/results/ledger.json bench/results/http.json <<'EOF'
+python3 - "$results" "$direct" bench/results/http.json "$single_connections" "$batch_connections" "$batch_size" <<'EOF'
 import json, os, platform, sys, time
-results_path, ledger_path, output_path = sys.argv[1:]
+results_path, direct_path, output_path, single_connections, batch_connections, batch_size = sys.argv[1:]
 rows = [json.loads(line) for line in open(results_path) if line.strip()]
 
 
@@ -164,32 +190,28 @@ def machine():
     return f"{os.cpu_count()} cores, {memory} GiB, {system}"
 
 
-# The ledger measured directly (no HTTP): batched (8,000 per call, UUIDv7 ids) and 64 concurrent
-# single-transfer callers, from `make bench-ledger`; the README's figures when that file is absent.
-direct = {("sqlite", "batch"): 50977, ("postgres", "batch"): 34489, ("sqlite", "single"): 10790, ("postgres", "single"): 7707}
-if os.path.exists(ledger_path):
-    for r in json.load(open(ledger_path))["results"]:
-        if r["mode"] == "hub-batched-8000-v7-ids":
-            direct[(r["backend"], "batch")] = r["transfers_per_sec"]
-        elif r["mode"] == "hub-single-64-callers":
-            direct[(r["backend"], "single")] = r["transfers_per_sec"]
+# The ledger measured directly (no HTTP) in the same run, in each workload's shape.
+direct = {}
+for line in open(direct_path):
+    if line.strip():
+        r = json.loads(line)
+        shape = "single" if r["mode"].startswith("hub-single-") else "batch"
+        direct[(r["backend"], shape)] = r["transfers_per_sec"]
 print()
-header = f"{'backend':<9} {'workload':<20} {'conns':>5} {'requests/s':>11} {'transfers/s':>12} {'p50 ms':>8} {'p99 ms':>8} {'refused':>8} {'vs direct batched':>18} {'vs direct same shape':>21}"
+header = f"{'backend':<9} {'workload':<20} {'conns':>5} {'requests/s':>11} {'transfers/s':>12} {'p50 ms':>8} {'p99 ms':>8} {'refused':>8} {'direct/s':>10} {'HTTP / direct':>14}"
 print(header)
 print("-" * len(header))
 for r in rows:
     shape = "single" if r["batch"] == 1 else "batch"
     name = "single transfers" if r["batch"] == 1 else f"batches of {r['batch']}"
-    batched = direct.get((r["backend"], "batch"))
     same = direct.get((r["backend"], shape))
-    r["direct_batched_per_sec"] = batched
     r["direct_same_shape_per_sec"] = same
     print(f"{r['backend']:<9} {name:<20} {r['connections']:>5} {r['requests_per_sec']:>11,.0f} {r['transfers_per_sec']:>12,.0f} "
           f"{r['p50_ms']:>8.2f} {r['p99_ms']:>8.2f} {r['refused_transfers'] + r['socket_errors']:>8} "
-          f"{(r['transfers_per_sec'] / batched if batched else float('nan')):>17.2f}x {(r['transfers_per_sec'] / same if same else float('nan')):>20.2f}x")
+          f"{(same or float('nan')):>10,.0f} {(r['transfers_per_sec'] / same if same else float('nan')):>13.2f}x")
 print()
-print("direct = the ledger without HTTP (make bench-ledger): batched = 8,000 per call; same shape = 64 concurrent")
-print("single-transfer callers for (a), batched for (b). Load: wrk closed loop, fixed connections, on the same 2 cores.")
+print(f"direct = the ledger without HTTP (bench/LedgerBench), measured just before in the same shape: {single_connections} concurrent")
+print(f"single-transfer callers for (a), {batch_connections} concurrent callers of batches of {batch_size} for (b). Load: wrk closed loop on the same cores.")
 json.dump({
     "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     "machine": machine(),

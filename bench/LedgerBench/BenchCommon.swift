@@ -10,6 +10,8 @@ struct BenchResult: Codable {
     var transfers_per_sec: Double
     var p50_ms: Double?
     var p99_ms: Double?
+    /// Concurrent workloads: calls the writer carried per database transaction (group commit).
+    var calls_per_commit: Double? = nil
     /// Over repeated runs: how many, and the slowest and fastest rate (the row is the median run).
     var runs: Int? = nil
     var min_per_sec: Double? = nil
@@ -43,8 +45,9 @@ struct BenchOptions {
     /// Each workload runs this many times on a fresh database; the table shows the median.
     var runs = 3
     var backends: [String] = ["sqlite", "postgres"]
-    /// Runs only the workloads whose mode starts with this (for profiling one of them).
-    var only: String?
+    /// Runs only the workloads whose mode starts with one of these (for profiling one of them, or
+    /// for `make bench-http`'s direct baselines).
+    var only: [String]?
 
     static func parse(_ arguments: [String]) throws -> BenchOptions {
         var options = BenchOptions()
@@ -58,12 +61,12 @@ struct BenchOptions {
                 options.runs = 1
             case "--runs": options.runs = max(1, Int(iterator.next() ?? "") ?? 3)
             case "--scale": options.scale = Double(iterator.next() ?? "") ?? 1
-            case "--only": options.only = iterator.next()
+            case "--only": options.only = (iterator.next() ?? "").split(separator: ",").map(String.init)
             case "--backend": options.backends = (iterator.next() ?? "").split(separator: ",").map(String.init)
             case "--help", "-h":
                 print(
                     """
-                    usage: LedgerBench [--postgres-url URL] [--output FILE] [--quick | --scale X] [--runs N] [--backend sqlite,postgres] [--only MODE]
+                    usage: LedgerBench [--postgres-url URL] [--output FILE] [--quick | --scale X] [--runs N] [--backend sqlite,postgres] [--only MODE[,MODE…]]
                     Measures ledger transfers per second (batched, one caller, 64 concurrent callers) against a
                     hand-written SQL loop doing the same writes. Without --postgres-url only SQLite runs.
                     """
@@ -101,12 +104,13 @@ extension Duration {
 }
 
 func printTable(_ results: [BenchResult]) {
-    let header = ["backend", "mode", "transfers", "seconds", "transfers/s", "min-max", "p50 ms", "p99 ms"]
+    let header = ["backend", "mode", "transfers", "seconds", "transfers/s", "min-max", "p50 ms", "p99 ms", "calls/commit"]
     let rows = results.map { r in
         [
             r.backend, r.mode, String(r.transfers), String(format: "%.2f", r.seconds), String(format: "%.0f", r.transfers_per_sec),
             r.runs.map { _ in String(format: "%.0f-%.0f", r.min_per_sec!, r.max_per_sec!) } ?? "-",
             r.p50_ms.map { String(format: "%.2f", $0) } ?? "-", r.p99_ms.map { String(format: "%.2f", $0) } ?? "-",
+            r.calls_per_commit.map { String(format: "%.1f", $0) } ?? "-",
         ]
     }
     let widths = header.indices.map { column in ([header[column]] + rows.map { $0[column] }).map(\.count).max()! }

@@ -60,18 +60,28 @@ struct HubWorkloads {
 
     /// `callers` concurrent tasks each submitting single transfers, `total` in all.
     func concurrentSingles(total: Int, callers: Int) async throws -> BenchResult {
-        let perCaller = total / callers
+        try await concurrent(total: total, callers: callers, batchSize: 1)
+    }
+
+    /// `callers` concurrent tasks each submitting batches of `batchSize` (one transfer per call
+    /// when 1), `total` transfers in all: the shape of HTTP clients on several connections, so
+    /// `make bench-http` compares its requests with this.
+    func concurrent(total: Int, callers: Int, batchSize: Int) async throws -> BenchResult {
+        let callsPerCaller = max(1, total / (callers * batchSize))
+        let before = ledger.writerStatistics
         let start = ContinuousClock.now
         let latencies = try await withThrowingTaskGroup(of: Latencies.self) { group in
             for _ in 0..<callers {
                 group.addTask {
                     var latencies = Latencies()
-                    for _ in 0..<perCaller {
-                        let request = randomTransfer(timeOrdered: true)
+                    for _ in 0..<callsPerCaller {
+                        let batch = (0..<batchSize).map { _ in randomTransfer(timeOrdered: true) }
                         let began = ContinuousClock.now
-                        let result = try await ledger.submit(request)
+                        let results = try await ledger.submit(batch)
                         latencies.add(ContinuousClock.now - began)
-                        guard result.transfer != nil else { throw BenchError("a benchmark transfer failed: \(result)") }
+                        if let failed = results.first(where: { $0.transfer == nil }) {
+                            throw BenchError("a benchmark transfer failed: \(failed)")
+                        }
                     }
                     return latencies
                 }
@@ -81,15 +91,17 @@ struct HubWorkloads {
             return all
         }
         let elapsed = (ContinuousClock.now - start).seconds
-        let count = perCaller * callers
+        let after = ledger.writerStatistics
+        let count = callsPerCaller * callers * batchSize
         return BenchResult(
             backend: backend,
-            mode: "hub-single-\(callers)-callers",
+            mode: batchSize == 1 ? "hub-single-\(callers)-callers" : "hub-batches-\(batchSize)-\(callers)-callers",
             transfers: count,
             seconds: elapsed,
             transfers_per_sec: Double(count) / elapsed,
             p50_ms: latencies.percentile(0.5),
-            p99_ms: latencies.percentile(0.99)
+            p99_ms: latencies.percentile(0.99),
+            calls_per_commit: Double(after.requests - before.requests) / Double(max(1, after.transactions - before.transactions))
         )
     }
 }

@@ -41,13 +41,16 @@ for run in 1...options.runs {
             let batchedTotal = options.count(backend == "sqlite" ? 200_000 : 100_000)
             let batchedCount = max(8_000, batchedTotal / 8_000 * 8_000)
             var measured: [BenchResult] = []
-            func wanted(_ mode: String) -> Bool { options.only.map { mode.hasPrefix($0) } ?? true }
+            func wanted(_ mode: String) -> Bool { options.only.map { $0.contains { mode.hasPrefix($0) } } ?? true }
             if wanted("hub-batched") {
                 measured.append(try await work.batched(total: batchedCount, batchSize: 8_000, timeOrdered: true))
                 measured.append(try await work.batched(total: batchedCount, batchSize: 8_000, timeOrdered: false))
             }
             if wanted("hub-single-1-") { measured.append(try await work.concurrentSingles(total: options.count(1_000), callers: 1)) }
             if wanted("hub-single-64") { measured.append(try await work.concurrentSingles(total: options.count(25_600), callers: 64)) }
+            if wanted("hub-batches-100-16") {
+                measured.append(try await work.concurrent(total: options.count(backend == "sqlite" ? 200_000 : 100_000), callers: 16, batchSize: 100))
+            }
             group.cancelAll()
             return measured
         }
@@ -55,7 +58,7 @@ for run in 1...options.runs {
         results += hubResults
         await database.close()
 
-        if options.only.map({ !$0.hasPrefix("baseline") }) ?? false { continue }
+        if options.only.map({ !$0.contains { $0.hasPrefix("baseline") } }) ?? false { continue }
         let store: any BaselineStore =
             backend == "sqlite"
             ? try SQLiteBaseline(path: scratch.appendingPathComponent("baseline-\(run).sqlite").path)

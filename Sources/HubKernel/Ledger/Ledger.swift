@@ -97,6 +97,9 @@ public final class Ledger: Sendable {
         }
     }
 
+    /// How many database transactions the writer ran and how many requests they carried.
+    public var writerStatistics: WriterStatistics { writer.statistics }
+
     /// Applies one transfer.
     public func submit(_ request: TransferRequest) async throws -> TransferResult {
         try await submit([request])[0]

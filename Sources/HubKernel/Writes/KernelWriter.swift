@@ -46,6 +46,14 @@ final class KernelWriter: Service {
     /// Units per database transaction at most: bounds how long one commit holds the others.
     private let maxUnits = 512
     private let observer: LedgerObserver
+    private let commits = Atomic<Int>(0)
+    private let committedWork = Atomic<Int>(0)
+
+    /// Database transactions run and the requests (transfer calls, units, expiry runs) they
+    /// carried, since start: their ratio is the mean group size, which benchmarks report.
+    var statistics: WriterStatistics {
+        WriterStatistics(transactions: commits.load(ordering: .relaxed), requests: committedWork.load(ordering: .relaxed))
+    }
 
     init(database: Database, clock: LedgerClock, maxBatchTransfers: Int, observer: LedgerObserver) {
         self.database = database
@@ -163,6 +171,8 @@ final class KernelWriter: Service {
                 return (results, expired, unitResults)
             }
             let (results, expired, unitResults) = outcome
+            commits.add(1, ordering: .relaxed)
+            committedWork.add(batch.count, ordering: .relaxed)
             var nextGroup = 0
             var committedSomething = expired > 0
             for work in batch {
@@ -216,6 +226,15 @@ final class KernelWriter: Service {
         try LedgerStore.save(ledgerBatch, on: connection)
         return (results, expired)
     }
+}
+
+/// How much the writer grouped: see ``Ledger/writerStatistics``.
+public struct WriterStatistics: Sendable, Equatable {
+    public var transactions: Int
+    public var requests: Int
+
+    /// Requests per database transaction.
+    public var meanGroupSize: Double { transactions == 0 ? 0 : Double(requests) / Double(transactions) }
 }
 
 /// One unit of work waiting for the writer: its body, and how to answer its caller once the
