@@ -21,7 +21,7 @@ public struct HTTPReply: Sendable, Equatable {
 
     /// `value` as the API's JSON (`snake_case`), with `status` and a `Location` when given.
     public static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, location: String? = nil) throws -> HTTPReply {
-        HTTPReply(status: status.code, contentType: "application/json", location: location, body: Array(try HubJSON.encoder.encode(value)))
+        HTTPReply(status: status.code, contentType: "application/json", location: location, body: try HubJSON.encoder.encodeBytes(value))
     }
 
     /// The Hummingbird response; `replayed` adds `Idempotency-Replayed: true`.

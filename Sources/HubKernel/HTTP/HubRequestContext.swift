@@ -23,8 +23,8 @@ public struct HubRequestContext: RequestContext {
     /// Bodies above this many bytes are refused with 413 before any handler runs.
     public var maxUploadSize: Int { HubJSON.maximumBodyBytes }
 
-    public var requestDecoder: JSONDecoder { HubJSON.decoder }
-    public var responseEncoder: JSONEncoder { HubJSON.encoder }
+    public var requestDecoder: HubJSONDecoder { HubJSON.decoder }
+    public var responseEncoder: HubJSONEncoder { HubJSON.encoder }
 
     /// The caller, or a 401 problem when the request carries no valid credentials.
     public func requirePrincipal() throws -> Principal {

@@ -26,7 +26,7 @@ extension Request {
             )
         }
         do {
-            return try StrictDecoding.decode(Value.self, from: Data(buffer.readableBytesView), using: HubJSON.decoder)
+            return try StrictDecoding.decode(Value.self, from: buffer.readableBytesView)
         } catch let unknown as StrictDecoding.UnknownMembers {
             throw Problem.invalid(unknown.field, "The body has \(unknown); see the operation's schema.", code: "unknown_field")
         }
@@ -73,7 +73,7 @@ extension Request {
 extension HubRequestContext {
     /// Encodes `value` as the JSON response with `status`.
     public func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
-        let data = try responseEncoder.encode(value)
+        let data = try responseEncoder.encodeBytes(value)
         var headers = headers
         headers[.contentType] = "application/json"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))

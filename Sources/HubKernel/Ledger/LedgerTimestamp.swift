@@ -1,7 +1,10 @@
 #if canImport(Glibc)
     import Glibc
+    // Named by module: Dispatch's C module, visible through the HTTP stack, declares it too.
+    private typealias SystemTimespec = Glibc.timespec
 #else
     import Darwin
+    private typealias SystemTimespec = Darwin.timespec
 #endif
 import Foundation
 #if canImport(CoreFoundation)
@@ -34,7 +37,7 @@ public struct LedgerClock: Sendable {
 
     /// The system's real-time clock.
     public static let system = LedgerClock {
-        var spec = timespec()
+        var spec = SystemTimespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return LedgerTimestamp(nanoseconds: UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec))
     }

@@ -18,10 +18,8 @@ public struct PluginConfig: Sendable {
     /// not silently keep its default; `knownKeys`, when given, lists the top-level options in the
     /// message.
     public func decode<Config: Decodable>(_ type: Config.Type, knownKeys: Set<String>? = nil) throws -> Config {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
         do {
-            return try StrictDecoding.decode(Config.self, from: Data(json.utf8), using: decoder)
+            return try StrictDecoding.decode(Config.self, from: Array(json.utf8))
         } catch let unknown as StrictDecoding.UnknownMembers {
             let known = knownKeys.map { " (known: \($0.sorted().joined(separator: ", ")))" } ?? ""
             throw PluginConfigError(

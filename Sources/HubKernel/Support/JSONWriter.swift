@@ -2,31 +2,31 @@
 /// transaction, thousands per batch, so this avoids `JSONEncoder`'s reflection and builds into
 /// one byte buffer (string appends cost more than the bytes they add).
 struct JSONWriter {
-    private var bytes: [UInt8] = []
+    private var output: JSONText
     /// One entry per open object: whether the next member needs a comma before it.
     private var needsComma = [false]
     /// A key was just written, so the next value follows its colon directly.
     private var afterKey = false
 
-    init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+    init(capacity: Int = 256) { output = JSONText(capacity: capacity) }
 
-    var text: String { String(decoding: bytes, as: UTF8.self) }
+    var text: String { String(decoding: output.bytes, as: UTF8.self) }
 
     mutating func beginObject() {
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        output.appendByte(UInt8(ascii: "{"))
         needsComma.append(false)
     }
 
     mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
+        output.appendByte(UInt8(ascii: "}"))
         needsComma.removeLast()
     }
 
     mutating func key(_ name: String) {
         separate()
-        appendQuoted(name)
-        bytes.append(UInt8(ascii: ":"))
+        output.appendQuoted(name)
+        output.appendByte(UInt8(ascii: ":"))
         afterKey = true
     }
 
@@ -34,7 +34,7 @@ struct JSONWriter {
         if afterKey {
             afterKey = false
         } else if needsComma[needsComma.count - 1] {
-            bytes.append(UInt8(ascii: ","))
+            output.appendByte(UInt8(ascii: ","))
         } else {
             needsComma[needsComma.count - 1] = true
         }
@@ -42,12 +42,12 @@ struct JSONWriter {
 
     mutating func string(_ value: String) {
         separate()
-        appendQuoted(value)
+        output.appendQuoted(value)
     }
 
     mutating func raw(_ literal: String) {
         separate()
-        bytes.append(contentsOf: literal.utf8)
+        output.appendRaw(literal)
     }
 
     mutating func null() { raw("null") }
@@ -81,25 +81,5 @@ struct JSONWriter {
         var writer = JSONWriter(capacity: 64)
         writer.appendStringMap(map)
         return writer.text
-    }
-
-    private mutating func appendQuoted(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
     }
 }

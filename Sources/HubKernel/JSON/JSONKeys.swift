@@ -1,0 +1,106 @@
+/// The API's member names are `snake_case`; Swift's are `camelCase`. These convert between the
+/// two the way the API has always spelled them (acronyms as words: `rpcURL` ↔ `rpc_url`), on bytes
+/// and without allocating when there is nothing to convert.
+enum JSONKeys {
+    /// `debitAccountId` → `debit_account_id`, `rpcURL` → `rpc_url`, `v2Name` → `v2_name`.
+    static func snakeCase(_ name: String) -> String {
+        let utf8 = Array(name.utf8)
+        guard utf8.contains(where: isUpper) else { return name }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count + 4)
+        for (index, byte) in utf8.enumerated() {
+            if isUpper(byte) {
+                let previous = index > 0 ? utf8[index - 1] : nil
+                let next = index + 1 < utf8.count ? utf8[index + 1] : nil
+                // A word starts at an upper-case letter after a lower-case letter or digit, and at
+                // the last capital of an acronym that a lower-case word follows (`URLPath`).
+                let startsWord =
+                    previous.map { isLower($0) || isDigit($0) || (isUpper($0) && next.map(isLower) == true) } ?? false
+                if startsWord && out.last != UInt8(ascii: "_") { out.append(UInt8(ascii: "_")) }
+                out.append(byte + 0x20)
+            } else {
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether the member `jsonName` is the Swift key `swiftName`: the same text, or its
+    /// `snake_case` spelling (so both `debit_account_id` and `debitAccountId` find `debitAccountId`).
+    static func matches(_ jsonName: String, _ swiftName: String) -> Bool {
+        if jsonName == swiftName { return true }
+        var json = jsonName.utf8.makeIterator()
+        var swift = swiftName.utf8.makeIterator()
+        var sawUnderscore = false
+        var previousSwift: UInt8?
+        var pendingSwift: UInt8? = swift.next()
+        while let s = pendingSwift {
+            let next = swift.next()
+            if isUpper(s), let previousSwift {
+                let startsWord = isLower(previousSwift) || isDigit(previousSwift) || (isUpper(previousSwift) && next.map(isLower) == true)
+                if startsWord {
+                    guard json.next() == UInt8(ascii: "_") else { return false }
+                    sawUnderscore = true
+                }
+            }
+            guard json.next() == (isUpper(s) ? s + 0x20 : s) else { return false }
+            previousSwift = s
+            pendingSwift = next
+        }
+        return json.next() == nil && (sawUnderscore || swiftName.utf8.contains(where: isUpper))
+    }
+
+    /// `debit_account_id` → `debitAccountId`: what a member name becomes as a Swift key, for
+    /// types that enumerate `allKeys`.
+    static func camelCase(_ name: String) -> String {
+        guard name.utf8.contains(UInt8(ascii: "_")) else { return name }
+        let parts = name.split(separator: "_", omittingEmptySubsequences: false)
+        // Leading and trailing underscores are kept, as they are not word breaks.
+        let leading = parts.prefix { $0.isEmpty }.count
+        let trailing = parts.reversed().prefix { $0.isEmpty }.count
+        guard leading < parts.count else { return name }
+        let words = parts[leading..<(parts.count - trailing)]
+        var result = String(repeating: "_", count: leading) + words.first!.lowercased()
+        for word in words.dropFirst() { result += word.prefix(1).uppercased() + word.dropFirst().lowercased() }
+        return result + String(repeating: "_", count: trailing)
+    }
+
+    private static func isUpper(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
+    private static func isLower(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") }
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+}
+
+/// Where a decoder is in the document, built only as far as it is used: a child is one small
+/// allocation, and the array of coding keys is made only when someone asks (an error, mostly).
+final class DecodingPath: Sendable {
+    enum Step: Sendable {
+        case key(String)
+        case index(Int)
+    }
+
+    let parent: DecodingPath?
+    let step: Step?
+
+    static let root = DecodingPath(parent: nil, step: nil)
+
+    private init(parent: DecodingPath?, step: Step?) {
+        self.parent = parent
+        self.step = step
+    }
+
+    func appending(key: some CodingKey) -> DecodingPath { DecodingPath(parent: self, step: .key(key.stringValue)) }
+    func appending(index: Int) -> DecodingPath { DecodingPath(parent: self, step: .index(index)) }
+
+    var codingPath: [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var node: DecodingPath? = self
+        while let current = node, let step = current.step {
+            switch step {
+            case .key(let name): keys.append(AnyKey(name))
+            case .index(let index): keys.append(AnyKey(intValue: index)!)
+            }
+            node = current.parent
+        }
+        return keys.reversed()
+    }
+}
