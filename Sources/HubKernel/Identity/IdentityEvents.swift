@@ -18,14 +18,9 @@ import Foundation
 enum IdentityEvents {
     static let source = "/identity"
 
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
     private static func event(_ type: String, subject: String, at time: LedgerTimestamp, _ data: [String: JSONValue]) -> NewEvent {
-        let text = (try? encoder.encode(data)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        // A map's keys are written as they are (no snake_case): these are already the API's names.
+        let text = (try? EventJSON.text(data)) ?? "{}"
         return NewEvent(type: type, source: source, subject: subject, data: text, time: time)
     }
 

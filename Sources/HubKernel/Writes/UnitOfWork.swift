@@ -91,11 +91,13 @@ public final class UnitOfWork {
     /// Records `reply` as the answer to the HTTP request this unit serves, with the request's
     /// `Idempotency-Key` (when it has one and no other unit of the request answered): the key and
     /// the unit's writes then commit together, and a retry gets `reply` again.
+    /// `reply` is built only then: a request without a key costs no encoding on the writer's
+    /// thread, which every unit of the hub shares.
     /// - Throws: when another request recorded the key first, an error that rolls this unit back
     ///   and answers the caller with that request's reply.
-    public func answer(_ reply: HTTPReply) throws {
+    public func answer(_ reply: @autoclosure () throws -> HTTPReply) throws {
         guard let claim, claim.take() else { return }
-        try claim.record(reply, in: self)
+        try claim.record(try reply(), in: self)
     }
 
     // MARK: Events
@@ -163,11 +165,8 @@ public enum UnitError: Error, Sendable, CustomStringConvertible {
 
 /// The JSON of event payloads: `snake_case` members, sorted, slashes unescaped (stable bytes for
 /// the same payload, which webhooks sign).
-enum EventJSON {
-    static func text(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+public enum EventJSON {
+    public static func text(_ value: some Encodable) throws -> String {
+        String(decoding: try HubJSON.encoder.encodeBytes(value), as: UTF8.self)
     }
 }

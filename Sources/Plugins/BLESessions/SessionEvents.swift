@@ -44,10 +44,5 @@ enum SessionEvents {
         return NewEvent(type: type, source: source, subject: session.id, data: try json(data), time: time)
     }
 
-    private static func json(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
+    private static func json(_ value: some Encodable) throws -> String { try EventJSON.text(value) }
 }

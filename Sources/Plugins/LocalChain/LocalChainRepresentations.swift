@@ -137,12 +137,7 @@ struct AccountRepresentation: Codable, Sendable, Equatable {
 
 /// JSON text for event data, with the API's conventions.
 enum LocalChainJSON {
-    static func text(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
+    static func text(_ value: some Encodable) throws -> String { try EventJSON.text(value) }
 
     /// A flat object of strings, as ``text(_:)`` wrote it.
     static func stringMap(_ text: String) throws -> [String: String] {
