@@ -57,6 +57,19 @@ struct UnitOfWorkTests {
             #expect(committed.count == 60 - 19 - 1)
             #expect(try await Self.notes(ledger).count == committed.count)
             #expect(try await ledger.balance(bob).available == UInt128(committed.count))
+            // The counters, kept in memory through the group and restored with each rolled-back
+            // unit's savepoint: the log's sequences have no gap and no reuse, the counter ends at
+            // the last, and transfer timestamps strictly increase.
+            let (sequences, counter, timestamps) = try await ledger.database.read { connection in
+                (
+                    try connection.query("SELECT sequence FROM hub_events ORDER BY sequence").map { try $0.int("sequence") },
+                    try Counters.peek(.eventSequence, on: connection),
+                    try connection.query("SELECT timestamp FROM ledger_transfers ORDER BY timestamp").map { try $0.int("timestamp") }
+                )
+            }
+            #expect(sequences == Array(1...Int64(sequences.count)))
+            #expect(counter == Int64(sequences.count))
+            #expect(Set(timestamps).count == timestamps.count)
             try await ledger.expectVerified()
         }
     }

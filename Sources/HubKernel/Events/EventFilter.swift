@@ -72,7 +72,7 @@ extension EventLog {
 
     /// The sequence of the newest event (0 when the log is empty).
     public static func lastSequence(on connection: any SQLConnection) throws -> Int64 {
-        try connection.queryFirst("SELECT value FROM hub_counters WHERE name = 'event_sequence'")?.int("value") ?? 0
+        try Counters.peek(.eventSequence, on: connection)
     }
 
     static func record(_ row: SQLRow) throws -> EventRecord {

@@ -75,16 +75,33 @@ enum Counters {
     }
 
     static func read(_ name: Name, on connection: any SQLConnection) throws -> Int64 {
+        let counters = connection.activeCounters
+        if let value = counters?.cached(name.rawValue) { return value }
         guard
             let row = try connection.queryFirst("SELECT value FROM hub_counters WHERE name = \(name.rawValue)" + .forUpdate(connection.dialect))
         else {
             throw DatabaseError(.query, "counter '\(name.rawValue)' is missing: the kernel migrations have not run")
         }
-        return try row.int("value")
+        let value = try row.int("value")
+        counters?.remember(name.rawValue, value, dirty: false)
+        return value
     }
 
+    /// The value as this transaction sees it, without the row lock appenders take (so it works in
+    /// read-only transactions too); 0 before the migrations made the row.
+    static func peek(_ name: Name, on connection: any SQLConnection) throws -> Int64 {
+        if let value = connection.activeCounters?.cached(name.rawValue) { return value }
+        return try connection.queryFirst("SELECT value FROM hub_counters WHERE name = \(name.rawValue)")?.int("value") ?? 0
+    }
+
+    /// Inside a write transaction the value is written back at its commit
+    /// (``TransactionCounters``); outside one, at once.
     static func write(_ name: Name, _ value: Int64, on connection: any SQLConnection) throws {
-        try connection.execute("UPDATE hub_counters SET value = \(value) WHERE name = \(name.rawValue)")
+        if let counters = connection.activeCounters {
+            counters.remember(name.rawValue, value, dirty: true)
+        } else {
+            try connection.execute("UPDATE hub_counters SET value = \(value) WHERE name = \(name.rawValue)")
+        }
     }
 }
 

@@ -61,7 +61,14 @@ public final class Database: Sendable {
     /// rolled back when it throws.
     public func write<Result: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> Result) async throws -> Result {
         try await writer.run { connection in
-            try Self.inTransaction(connection, begin: connection.dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN", body)
+            let counters = (connection as? any CounterCaching)?.counters
+            counters?.begin()
+            defer { counters?.end() }
+            return try Self.inTransaction(connection, begin: connection.dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN") { connection in
+                let result = try body(connection)
+                try counters?.flush(on: connection)
+                return result
+            }
         }
     }
 

@@ -4,8 +4,9 @@ import CSQLite
 ///
 /// Owns its `sqlite3*` and its prepared statements; not `Sendable`, so the handle cannot escape the
 /// ``DatabaseWorker`` thread that opened it.
-final class SQLiteConnection: SQLConnection {
+final class SQLiteConnection: SQLConnection, CounterCaching {
     let dialect = SQLDialect.sqlite
+    let counters = TransactionCounters()
     private var handle: OpaquePointer?
     private var statements: [String: PreparedStatement] = [:]
 

@@ -91,7 +91,7 @@ enum WebhookRows {
     /// The newest event sequence in the log (0 when it is empty). A plain read, without the row
     /// lock that appenders take, so it also works in read-only transactions.
     static func lastEventSequence(on connection: any SQLConnection) throws -> Int64 {
-        try connection.queryFirst("SELECT value FROM hub_counters WHERE name = 'event_sequence'")?.int("value") ?? 0
+        try Counters.peek(.eventSequence, on: connection)
     }
 
     /// One event by its sequence number.

@@ -147,6 +147,8 @@ final class KernelWriter: Service {
                         maxBatchTransfers: maxTransfers,
                         claim: job.claim
                     )
+                    // The counters roll back with the savepoint (they are written only at the commit).
+                    let countersBefore = connection.activeCounters?.snapshot
                     if isolate { try connection.execute(SQL.savepoint(index)) }
                     do {
                         try job.execute(unit)
@@ -155,6 +157,7 @@ final class KernelWriter: Service {
                     } catch {
                         guard isolate else { throw error }
                         try connection.execute(SQL.rollbackToSavepoint(index))
+                        if let countersBefore { connection.activeCounters?.restore(countersBefore) }
                         if job.recordsFailure, let claim = job.claim {
                             let kernelUnit = UnitOfWork(connection: connection, owner: .kernel, clock: clock, now: now, maxBatchTransfers: maxTransfers)
                             do {
@@ -162,6 +165,7 @@ final class KernelWriter: Service {
                             } catch {
                                 // Remembering the failure failed too: leave nothing of either.
                                 try connection.execute(SQL.rollbackToSavepoint(index))
+                                if let countersBefore { connection.activeCounters?.restore(countersBefore) }
                             }
                         }
                         try connection.execute(SQL.releaseSavepoint(index))
@@ -173,12 +177,28 @@ final class KernelWriter: Service {
             let (results, expired, unitResults) = outcome
             commits.add(1, ordering: .relaxed)
             committedWork.add(batch.count, ordering: .relaxed)
-            var nextGroup = 0
+            // Count first and nudge the bus, then answer: a caller that returns sees its events
+            // already announced to streams and webhooks.
             var committedSomething = expired > 0
+            var nextGroup = 0
+            for work in batch {
+                if case .transfers = work {
+                    if observer.recorded(results[nextGroup]) { committedSomething = true }
+                    nextGroup += 1
+                }
+            }
+            for result in unitResults {
+                if case .success(let transfers) = result {
+                    observer.recorded(transfers)
+                    // A unit may have written only its own rows and events: nudge regardless.
+                    committedSomething = true
+                }
+            }
+            if committedSomething { observer.onCommit() }
+            nextGroup = 0
             for work in batch {
                 switch work {
                 case .transfers(_, let continuation):
-                    if observer.recorded(results[nextGroup]) { committedSomething = true }
                     continuation.resume(returning: results[nextGroup])
                     nextGroup += 1
                 case .expire(_, let continuation):
@@ -187,16 +207,7 @@ final class KernelWriter: Service {
                     break
                 }
             }
-            for (job, result) in zip(jobs, unitResults) {
-                if case .success(let transfers) = result {
-                    observer.recorded(transfers)
-                    // A unit may have written only its own rows and events: nudge regardless.
-                    committedSomething = true
-                }
-                job.finish(result)
-            }
-            // Streams and webhooks see the new events at once, whoever wrote them.
-            if committedSomething { observer.onCommit() }
+            for (job, result) in zip(jobs, unitResults) { job.finish(result) }
         } catch {
             for work in batch { work.fail(error) }
         }

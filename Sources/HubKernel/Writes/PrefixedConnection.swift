@@ -7,7 +7,7 @@ import Synchronization
 /// is read): every name after `FROM`, `JOIN`, `INTO`, `UPDATE` or `TABLE` must start with the
 /// prefix or be a common table expression the statement defines. Texts that passed are
 /// remembered, so a statement is parsed once per process.
-final class PrefixedConnection: SQLConnection {
+final class PrefixedConnection: SQLConnection, CounterCaching {
     private let base: any SQLConnection
     private let prefix: String
     private static let approved = Mutex<Set<String>>([])
@@ -18,6 +18,9 @@ final class PrefixedConnection: SQLConnection {
     }
 
     var dialect: SQLDialect { base.dialect }
+
+    /// The base connection's: a rail's unit shares its transaction's counters.
+    var counters: TransactionCounters { (base as? any CounterCaching)?.counters ?? TransactionCounters() }
 
     func execute(_ sql: String, _ binds: [SQLValue]) throws -> Int {
         try check(sql)
