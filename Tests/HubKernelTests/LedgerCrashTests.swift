@@ -100,7 +100,7 @@ struct LedgerCrashTests {
         process.arguments = [urlText(url)]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try ChildProcess.start(process)
         let handle = output.fileHandleForReading
         let pid = process.processIdentifier
         let (ids, units): ([TransferID], [TransferID]) = await withCheckedContinuation { continuation in

@@ -28,7 +28,7 @@ struct CommandLineTests {
         process.standardError = pipe
         let stdin = Pipe()
         process.standardInput = stdin
-        try process.run()
+        try ChildProcess.start(process)
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try stdin.fileHandleForWriting.close()
         let data = pipe.fileHandleForReading.readAllRetryingInterrupts()
@@ -147,7 +147,7 @@ struct CommandLineTests {
         }
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ChildProcess.start(process)
         defer {
             output.fileHandleForReading.readabilityHandler = nil
             if process.isRunning { process.terminate() }
@@ -170,7 +170,7 @@ struct CommandLineTests {
                 ["-s", "--max-time", "10", "--retry", "20", "--retry-connrefused", "--retry-delay", "1", "-w", "\n%{http_code}"] + arguments
             let pipe = Pipe()
             curl.standardOutput = pipe
-            try curl.run()
+            try ChildProcess.start(curl)
             let data = pipe.fileHandleForReading.readAllRetryingInterrupts()
             curl.waitUntilExit()
             return String(decoding: data, as: UTF8.self)

@@ -100,7 +100,7 @@ struct SSEClient {
         ]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try ChildProcess.start(process)
         return SSEClient(process: process, output: output)
     }
 

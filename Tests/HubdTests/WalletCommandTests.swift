@@ -21,7 +21,7 @@ struct WalletCommandTests {
         process.standardError = errors
         let input = Pipe()
         process.standardInput = input
-        try process.run()
+        try ChildProcess.start(process)
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
         let data = output.fileHandleForReading.readAllRetryingInterrupts() + errors.fileHandleForReading.readAllRetryingInterrupts()
