@@ -9,6 +9,10 @@
 # and aiohttp on the same machine as hubd, taking CPU from it.
 # The rail runs with resolves_per_minute = BENCH_RESOLVES_PER_MINUTE (100000, the highest it
 # accepts) so the per-client rate limit of the unauthenticated resolve does not cap the flows.
+# Then, on the same hubd, one load tool (wrk, C) drives in turn (a) the rail's write steps alone
+# (create → lock → pay per connection, bench/ble-sessions/steps.lua; the unauthenticated resolve,
+# rate-limited per address, is left out) and (b) single ledger transfers (bench/http/transfers.lua),
+# so write steps/s compare with transfers/s under equal load: the ratio is issue #13's measure.
 # Prints a table and writes bench/results/ble-sessions.json (or BENCH_RESULTS); fails on any error.
 # Each row records the machine's load average before and after its run: the machine may be shared.
 # Usage: scripts/bench-ble-sessions.sh
@@ -46,6 +50,17 @@ if [[ ! -x $venv/bin/python ]] || ! cmp -s "$requirements" "$venv/requirements.t
     "$venv/bin/pip" install -q --disable-pip-version-check --only-binary :all: -r "$requirements" ||
         die "could not install the load generator's packages from PyPI"
     cp "$requirements" "$venv/requirements.txt"
+fi
+
+if ! command -v wrk >/dev/null 2>&1; then
+    sudo=()
+    if [[ $(id -u) != 0 ]]; then
+        command -v sudo >/dev/null 2>&1 || die "wrk is not installed and there is no sudo: apt-get install wrk"
+        sudo=(sudo)
+    fi
+    say "installing wrk"
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends wrk
 fi
 
 bash scripts/install-deps.sh
@@ -125,6 +140,37 @@ print(json.dumps(row))
 EOF
     [[ $status == 0 ]] || say "[$backend] flows.py reported errors or a wrong payee total (see the table)"
 
+    say "[$backend] write steps alone (create → lock → pay), wrk, $workers connections, ${seconds} s"
+    "$venv/bin/python" bench/ble-sessions/flows.py setup "$base" "$token" "$work/tokens-$backend.txt" --asset STEP \
+        --workers "$workers" --payees "$payees" >"$work/steps-setup-$backend.json" || die "[$backend] setup of the write steps failed"
+    wrk --threads "$workers" --connections "$workers" --duration "${seconds}s" --timeout 10s --latency \
+        --script bench/ble-sessions/steps.lua "$base" -- "$work/tokens-$backend.txt" STEP 2500 >"$work/wrk-steps-$backend.txt"
+    "$venv/bin/python" bench/ble-sessions/flows.py received "$base" "$token" "$work/steps-setup-$backend.json" >"$work/steps-received-$backend.txt"
+    say "[$backend] single transfers, wrk, 64 connections, ${seconds} s"
+    python3 tools/contract/hubapi.py bench-setup "$base" "$token" BENCH 1000 1000000000000 >"$work/accounts-$backend.txt"
+    wrk --threads 2 --connections 64 --duration "${seconds}s" --timeout 10s --latency \
+        --script bench/http/transfers.lua "$base" -- "$work/accounts-$backend.txt" "$token" BENCH 1 >"$work/wrk-single-$backend.txt"
+    python3 - "$results" "$work/wrk-steps-$backend.txt" "$work/steps-received-$backend.txt" "$work/wrk-single-$backend.txt" "$workers" <<'EOF'
+import json, sys
+results_path, steps_path, received_path, single_path, workers = sys.argv[1:]
+def bench_json(path):
+    line = next(l for l in open(path) if l.startswith("BENCH_JSON "))
+    return json.loads(line[len("BENCH_JSON "):])
+steps, single = bench_json(steps_path), bench_json(single_path)
+received = int(open(received_path).read())
+rows = [json.loads(l) for l in open(results_path) if l.strip()]
+row = rows[-1]
+steps_per_sec = steps["steps"] / (steps["duration_us"] / 1e6)
+single_per_sec = (single["requests"] - single["refused_transfers"]) / (single["duration_us"] / 1e6)
+# wrk stops with requests in flight: a pay the hub committed may have no counted answer.
+received_ok = 2500 * steps["flows"] <= received <= 2500 * (steps["flows"] + int(workers))
+row["write_steps"] = dict(steps, steps_per_sec=round(steps_per_sec, 1), payees_received=str(received), payees_received_ok=received_ok)
+row["single_transfers"] = dict(single, transfers_per_sec=round(single_per_sec, 1))
+row["write_steps_per_single_transfer"] = round(steps_per_sec / single_per_sec, 3)
+rows[-1] = row
+open(results_path, "w").write("".join(json.dumps(r) + "\n" for r in rows))
+EOF
+
     stop_server
     say "[$backend] hubd verify"
     "$hubd" verify --database-url "$database" >"$work/verify-$backend.txt" 2>&1 || {
@@ -185,6 +231,10 @@ for r in rows:
           + " ".join(f"{ms(r['steps'][s]):>16}" for s in ("create", "resolve", "lock", "pay")) + f" {r['errors']:>6}")
     if r["errors"]:
         print(f"  errors: {r['errors_by_kind']}; first: {r['error_samples'][:2]}")
+    w = r["write_steps"]
+    print(f"  write steps alone (wrk): {w['steps_per_sec']:,.0f}/s, p50/p99 {w['p50_ms']:.1f}/{w['p99_ms']:.1f} ms, errors {w['errors'] + w['socket_errors']}"
+          f"{'' if w['payees_received_ok'] else ', WRONG PAYEE TOTAL'}; single transfers (wrk): {r['single_transfers']['transfers_per_sec']:,.0f}/s;"
+          f" ratio {r['write_steps_per_single_transfer']:.2f}")
     print(f"  load average (1, 5, 15 min) before: {r['load_average_before']}, after: {r['load_average_after']} (2 cores)")
     if not r["payees_received_ok"]:
         print(f"  the payees received {r['payees_received']}, not 2500 x {r['completed_flows_including_warmup']}")
@@ -202,5 +252,7 @@ EOF
 say "wrote $output_file"
 python3 -c '
 import json, sys
-bad = [r for r in json.load(open(sys.argv[1]))["results"] if r["errors"] or not r["payees_received_ok"]]
+bad = [r for r in json.load(open(sys.argv[1]))["results"] if r["errors"] or not r["payees_received_ok"]
+       or r["write_steps"]["errors"] or r["write_steps"]["socket_errors"] or not r["write_steps"]["payees_received_ok"]
+       or r["single_transfers"]["refused_transfers"] or r["single_transfers"]["socket_errors"] or r["single_transfers"]["non_2xx"]]
 sys.exit(1 if bad else 0)' "$output_file" || die "some flows failed or the payees' total is wrong (see the table)"

@@ -77,7 +77,7 @@ async def gather_bounded(limit, coroutines):
     return await asyncio.gather(*(run(c) for c in coroutines))
 
 
-async def setup(base, admin_token, asset, payee_count, payer_count, funding):
+async def setup(base, admin_token, asset, payee_count, payer_count, funding, login_block=1):
     password = secrets.token_urlsafe(18)
     run_tag = secrets.token_hex(4)
     async with client(connections=16) as admin:
@@ -106,7 +106,7 @@ async def setup(base, admin_token, asset, payee_count, payer_count, funding):
     users = payees + payers
 
     async def sign_in(group, members):
-        async with client(loopback(1, group), connections=2) as http:
+        async with client(loopback(login_block, group), connections=2) as http:
             for user in members:
                 answer = await call(http, "POST", f"{base}/v1/auth/login", "setup: login",
                                     body={"email": user["email"], "password": password}, want=(200,))
@@ -225,9 +225,39 @@ async def run(args):
     return 0 if result["errors"] == 0 and result["payees_received_ok"] else 1
 
 
+async def setup_only(args):
+    """For `steps.lua`: the same setup, then one line per worker: payee token, payer token."""
+    # Sign-ins from 127.3.x.x: `run` used 127.1.x.x, whose per-address sign-in budget it spent.
+    payees, payers = await setup(args.base, args.token, args.asset, args.payees, args.workers, args.funding, login_block=3)
+    with open(args.output, "w") as out:
+        for i, payer in enumerate(payers):
+            out.write(f"{payees[i % len(payees)]['token']} {payer['token']}\n")
+    print(json.dumps({"payee_wallets": [p["wallet"] for p in payees]}))
+    return 0
+
+
+async def received(args):
+    """What the payees' wallets hold now (minor units), as one JSON number."""
+    wallets = json.load(open(args.wallets))["payee_wallets"]
+    print(await payee_total(args.base, args.token, [{"wallet": w} for w in wallets]))
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    prepare = sub.add_parser("setup", help="only the setup; writes 'payee-token payer-token' per worker to OUTPUT")
+    prepare.add_argument("base")
+    prepare.add_argument("token")
+    prepare.add_argument("output")
+    prepare.add_argument("--asset", default="EUR")
+    prepare.add_argument("--workers", type=int, default=64)
+    prepare.add_argument("--payees", type=int, default=16)
+    prepare.add_argument("--funding", type=int, default=10**12)
+    total = sub.add_parser("received", help="the payees' total, from the JSON that `setup` printed")
+    total.add_argument("base")
+    total.add_argument("token")
+    total.add_argument("wallets")
     go = sub.add_parser("run", help="set up, then run the flows; prints one JSON object")
     go.add_argument("base", help="the hub's base URL, e.g. http://127.0.0.1:8080")
     go.add_argument("token", help="an admin's access token")
@@ -238,10 +268,11 @@ def main():
     go.add_argument("--warmup", type=float, default=3)
     go.add_argument("--funding", type=int, default=10**12, help="minor units minted to each payer")
     args = parser.parse_args()
-    if not 1 <= args.workers <= 2500:
+    if getattr(args, "workers", 1) and not 1 <= getattr(args, "workers", 1) <= 2500:
         parser.error("--workers must be 1 to 2500")
     args.base = args.base.rstrip("/")
-    sys.exit(asyncio.run(run(args)))
+    command = {"run": run, "setup": setup_only, "received": received}[args.command]
+    sys.exit(asyncio.run(command(args)))
 
 
 if __name__ == "__main__":
