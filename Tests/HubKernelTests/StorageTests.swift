@@ -33,6 +33,39 @@ struct StorageTests {
         }
     }
 
+    @Test("a deferred statement's error comes with the next statement that is read, and names it", arguments: TestBackend.enabled)
+    func deferredErrors(backend: TestBackend) async throws {
+        try await withDatabase(on: backend) { database in
+            try await database.write { try $0.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)") }
+            // Several deferred writes, then a read: all in one round trip on PostgreSQL, and the
+            // read sees them.
+            let count = try await database.write { connection in
+                for k in 1...5 { try connection.executeDeferred("INSERT INTO t (k, v) VALUES (\(k), \("v\(k)"))") }
+                return try connection.queryFirst("SELECT count(*) AS n FROM t")?.int("n")
+            }
+            #expect(count == 5)
+            // A deferred duplicate fails the transaction at its next read, with its own statement
+            // named; nothing of the transaction stays, and the connection works afterwards.
+            await #expect(throws: DatabaseError.self) {
+                try await database.write { connection in
+                    try connection.executeDeferred("INSERT INTO t (k, v) VALUES (\(6), \("six"))")
+                    try connection.executeDeferred("INSERT INTO t (k, v) VALUES (\(1), \("again"))")
+                    _ = try connection.query("SELECT k FROM t")
+                }
+            }
+            // A statement that cannot be prepared, deferred, is forgotten: the next use of the
+            // connection prepares new statements under fresh names.
+            await #expect(throws: DatabaseError.self) {
+                try await database.write { try $0.executeDeferred("INSERT INTO no_such_table (k) VALUES (\(1))") }
+            }
+            let keys = try await database.write { connection in
+                try connection.executeDeferred("INSERT INTO t (k, v) VALUES (\(7), \("seven"))")
+                return try connection.query("SELECT k FROM t ORDER BY k").map { try $0.int("k") }
+            }
+            #expect(keys == [1, 2, 3, 4, 5, 7])
+        }
+    }
+
     /// The backends' own entry point (what ``SQL`` renders to), with placeholders written by hand
     /// to check that they bind by number, not by position.
     @Test("placeholders bind by their number, in any order and repeated", arguments: TestBackend.enabled)

@@ -39,7 +39,9 @@ struct UnitOfWorkTests {
                                     TransferRequest(id: .random(), action: .post(debit: alice.id, credit: bob.id, amount: 1, asset: usd.code))
                                 )
                                 let name = index == 59 ? "note-0" : "note-\(index)"
-                                try unit.connection.execute("INSERT INTO tipjar_notes (name) VALUES (\(name))")
+                                // Deferred: on PostgreSQL the collision surfaces only when the
+                                // writer releases the unit's savepoint, and must fail this unit alone.
+                                try unit.connection.executeDeferred("INSERT INTO tipjar_notes (name) VALUES (\(name))")
                                 if index.isMultiple(of: 3) && index != 0 { throw Refused() }
                             }
                             return (index, true)

@@ -40,7 +40,7 @@ final class TransactionCounters {
     /// Writes every changed counter back; called once, just before the commit.
     func flush(on connection: any SQLConnection) throws {
         for (name, entry) in entries where entry.dirty {
-            try connection.execute("UPDATE hub_counters SET value = \(entry.value) WHERE name = \(name)")
+            try connection.executeDeferred("UPDATE hub_counters SET value = \(entry.value) WHERE name = \(name)")
         }
     }
 }

@@ -10,6 +10,11 @@ final class PostgresConnection: SQLConnection, CounterCaching {
     let dialect = SQLDialect.postgres
     private var handle: OpaquePointer?
     private var statementNames: [String: String] = [:]
+    /// Names are never reused: a failed preparation is forgotten, its number is not.
+    private var statementsPrepared = 0
+    /// Statements sent in pipeline mode whose results are not read yet, in order; `prepares`
+    /// marks a statement's preparation (forgotten again if it fails).
+    private var pipelined: [(sql: String, prepares: Bool)] = []
 
     private enum TypeOID {
         static let int8: Oid = 20
@@ -43,6 +48,7 @@ final class PostgresConnection: SQLConnection, CounterCaching {
                 // statements are gone with the old session.
                 PQreset(handle)
                 statementNames.removeAll()
+                pipelined.removeAll()
                 guard PQstatus(handle) == CONNECTION_OK else {
                     throw DatabaseError(.connection, "lost the PostgreSQL connection: \(Self.trimmed(PQerrorMessage(handle)))")
                 }
@@ -52,6 +58,7 @@ final class PostgresConnection: SQLConnection, CounterCaching {
     }
 
     func executeScript(_ sql: String) throws {
+        try sync()
         let result = PQexec(try conn, sql)
         defer { PQclear(result) }
         try check(result, sql: sql)
@@ -100,25 +107,153 @@ final class PostgresConnection: SQLConnection, CounterCaching {
         return rows
     }
 
-    /// Prepares `sql` once per connection and executes it with `binds`.
+    /// Prepares `sql` once per connection and executes it with `binds`. Statements deferred before
+    /// it travel in the same round trip (one pipeline, then a sync).
     private func run(_ sql: String, _ binds: [SQLValue]) throws -> OpaquePointer? {
-        let conn = try conn
-        let name: String
-        if let cached = statementNames[sql] {
-            name = cached
-        } else {
-            name = "hub_s\(statementNames.count)"
-            let prepared = PQprepare(conn, name, sql, 0, nil)
-            defer { PQclear(prepared) }
-            try check(prepared, sql: sql)
-            statementNames[sql] = name
+        if !pipelined.isEmpty {
+            try send(sql, binds)
+            return try sync(keepingLast: true)
         }
+        let conn = try conn
+        let name = try preparedName(sql, on: conn)
+        let result = Self.withParameters(binds) { count, values, lengths, formats in
+            PQexecPrepared(conn, name, count, values, lengths, formats, 0)
+        }
+        do {
+            try check(result, sql: sql)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        return result
+    }
 
-        // All parameter bytes in one buffer, so every pointer stays valid for the call.
+    func executeDeferred(_ sql: String, _ binds: [SQLValue]) throws {
+        try send(sql, binds)
+    }
+
+    // MARK: Pipeline
+
+    /// Queues `sql` in pipeline mode without waiting for its result (preparing it first, also
+    /// pipelined, when this connection has not seen it).
+    private func send(_ sql: String, _ binds: [SQLValue]) throws {
+        let conn = try conn
+        if pipelined.isEmpty, PQenterPipelineMode(conn) != 1 {
+            throw DatabaseError(.connection, "cannot enter pipeline mode: \(Self.trimmed(PQerrorMessage(conn)))", sql: sql)
+        }
+        let name: String
+        if let known = statementNames[sql] {
+            name = known
+        } else {
+            name = Self.statementName(&statementsPrepared)
+            guard PQsendPrepare(conn, name, sql, 0, nil) == 1 else {
+                throw DatabaseError(.connection, Self.trimmed(PQerrorMessage(conn)), sql: sql)
+            }
+            statementNames[sql] = name
+            pipelined.append((sql, true))
+        }
+        let sent = Self.withParameters(binds) { count, values, lengths, formats in
+            PQsendQueryPrepared(conn, name, count, values, lengths, formats, 0)
+        }
+        guard sent == 1 else { throw DatabaseError(.connection, Self.trimmed(PQerrorMessage(conn)), sql: sql) }
+        pipelined.append((sql, false))
+    }
+
+    /// Ends the pipeline: a sync, every queued result read, pipeline mode left. Throws the first
+    /// failed statement's error (the server skipped the rest of the pipeline after it). With
+    /// `keepingLast`, returns the last statement's result for the caller to read and clear.
+    @discardableResult
+    private func sync(keepingLast: Bool = false) throws -> OpaquePointer? {
+        guard !pipelined.isEmpty else { return nil }
+        let conn = try conn
+        let statements = pipelined
+        pipelined = []
+        guard PQpipelineSync(conn) == 1 else {
+            throw DatabaseError(.connection, "pipeline sync failed: \(Self.trimmed(PQerrorMessage(conn)))")
+        }
+        var failure: DatabaseError?
+        var last: OpaquePointer?
+        var index = 0
+        var emptyReads = 0
+        while true {
+            guard let result = PQgetResult(conn) else {
+                // NULL ends one statement's results; more of them than statements means the
+                // connection broke before the sync came back.
+                emptyReads += 1
+                if emptyReads > statements.count + 1 {
+                    failure = failure ?? DatabaseError(.connection, "lost the PostgreSQL connection: \(Self.trimmed(PQerrorMessage(conn)))")
+                    break
+                }
+                continue
+            }
+            let status = PQresultStatus(result)
+            if status == PGRES_PIPELINE_SYNC {
+                PQclear(result)
+                break
+            }
+            let statement = index < statements.count ? statements[index] : (sql: "", prepares: false)
+            index += 1
+            if status == PGRES_PIPELINE_ABORTED {
+                if statement.prepares { statementNames[statement.sql] = nil }
+                PQclear(result)
+                continue
+            }
+            do {
+                try check(result, sql: statement.sql)
+            } catch let error as DatabaseError {
+                if statement.prepares { statementNames[statement.sql] = nil }
+                failure = failure ?? error
+                PQclear(result)
+                continue
+            }
+            if keepingLast && index == statements.count {
+                last = result
+            } else {
+                PQclear(result)
+            }
+        }
+        _ = PQexitPipelineMode(conn)
+        if let failure {
+            PQclear(last)
+            throw failure
+        }
+        return last
+    }
+
+    // MARK: Statements and parameters
+
+    private static func statementName(_ counter: inout Int) -> String {
+        defer { counter += 1 }
+        return "hub_s\(counter)"
+    }
+
+    private func preparedName(_ sql: String, on conn: OpaquePointer) throws -> String {
+        if let cached = statementNames[sql] { return cached }
+        let name = Self.statementName(&statementsPrepared)
+        let prepared = PQprepare(conn, name, sql, 0, nil)
+        defer { PQclear(prepared) }
+        try check(prepared, sql: sql)
+        statementNames[sql] = name
+        return name
+    }
+
+    /// Calls `body` with libpq's parameter arrays for `binds`: text for numbers and strings, binary
+    /// for bytes, all in one buffer so every pointer stays valid for the call.
+    private static func withParameters<Result>(
+        _ binds: [SQLValue],
+        _ body: (Int32, [UnsafePointer<CChar>?], [Int32], [Int32]) -> Result
+    ) -> Result {
         var buffer: [UInt8] = []
         var offsets: [Int?] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
+        func appendText(_ text: String) {
+            offsets.append(buffer.count)
+            buffer.append(contentsOf: text.utf8)
+            buffer.append(0)
+            lengths.append(0)
+            formats.append(0)
+        }
         for value in binds {
             switch value {
             case .null:
@@ -135,27 +270,11 @@ final class PostgresConnection: SQLConnection, CounterCaching {
                 formats.append(1)
             }
         }
-        func appendText(_ text: String) {
-            offsets.append(buffer.count)
-            buffer.append(contentsOf: text.utf8)
-            buffer.append(0)
-            lengths.append(0)
-            formats.append(0)
-        }
         if buffer.isEmpty { buffer.append(0) }
-
-        let result: OpaquePointer? = buffer.withUnsafeBufferPointer { bytes in
+        return buffer.withUnsafeBufferPointer { bytes in
             let base = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
-            let values: [UnsafePointer<CChar>?] = offsets.map { $0.map { base + $0 } }
-            return PQexecPrepared(conn, name, Int32(binds.count), values, lengths, formats, 0)
+            return body(Int32(binds.count), offsets.map { $0.map { base + $0 } }, lengths, formats)
         }
-        do {
-            try check(result, sql: sql)
-        } catch {
-            PQclear(result)
-            throw error
-        }
-        return result
     }
 
     private func check(_ result: OpaquePointer?, sql: String) throws {

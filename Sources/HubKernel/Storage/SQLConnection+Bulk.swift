@@ -43,7 +43,8 @@ extension SQLConnection {
                 binds.append(contentsOf: row)
             }
             if !suffix.isEmpty { sql += " " + suffix }
-            try execute(sql, binds)
+            // Nothing reads an insert's count: PostgreSQL sends the chunks on without waiting.
+            try executeDeferred(sql, binds)
         }
     }
 

@@ -38,6 +38,19 @@ public protocol SQLConnection: AnyObject {
 
     /// Runs a script of several statements with no bound values (migrations only).
     func executeScript(_ sql: String) throws
+
+    /// Runs a statement whose outcome the caller does not read before its next statement: a
+    /// backend may send it on without waiting (PostgreSQL pipelines it, one round trip for all
+    /// such statements and the next one that is read). An error it causes is thrown by that next
+    /// statement, still inside the same transaction (and savepoint).
+    func executeDeferred(_ sql: String, _ binds: [SQLValue]) throws
+}
+
+extension SQLConnection {
+    /// Backends that cannot defer run the statement at once.
+    public func executeDeferred(_ sql: String, _ binds: [SQLValue]) throws {
+        try execute(sql, binds)
+    }
 }
 
 extension SQLConnection {
@@ -74,6 +87,12 @@ extension SQLConnection {
     public func query(_ statement: SQL) throws -> [SQLRow] {
         let (text, binds) = statement.rendered
         return try query(text, binds)
+    }
+
+    /// ``executeDeferred(_:_:)`` written with ``SQL`` interpolation.
+    public func executeDeferred(_ statement: SQL) throws {
+        let (text, binds) = statement.rendered
+        try executeDeferred(text, binds)
     }
 
     /// The first row of a query, if any.

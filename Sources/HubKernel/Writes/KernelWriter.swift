@@ -149,7 +149,7 @@ final class KernelWriter: Service {
                     )
                     // The counters roll back with the savepoint (they are written only at the commit).
                     let countersBefore = connection.activeCounters?.snapshot
-                    if isolate { try connection.execute(SQL.savepoint(index)) }
+                    if isolate { try connection.executeDeferred(SQL.savepoint(index)) }
                     do {
                         try job.execute(unit)
                         if isolate { try connection.execute(SQL.releaseSavepoint(index)) }

@@ -27,6 +27,11 @@ final class PrefixedConnection: SQLConnection, CounterCaching {
         return try base.execute(sql, binds)
     }
 
+    func executeDeferred(_ sql: String, _ binds: [SQLValue]) throws {
+        try check(sql)
+        try base.executeDeferred(sql, binds)
+    }
+
     func query(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow] {
         try check(sql)
         return try base.query(sql, binds)
