@@ -66,6 +66,15 @@ struct StorageTests {
         }
     }
 
+    @Test("PostgreSQL sessions plan each execution with its values (no frozen generic plans)", arguments: TestBackend.enabled.filter { $0 == .postgres })
+    func customPlans(backend: TestBackend) async throws {
+        try await withDatabase(on: backend) { database in
+            let writer = try await database.write { try $0.queryFirst("SHOW plan_cache_mode")?.text(0) }
+            let reader = try await database.read { try $0.queryFirst("SHOW plan_cache_mode")?.text(0) }
+            #expect(writer == "force_custom_plan" && reader == "force_custom_plan")
+        }
+    }
+
     /// The backends' own entry point (what ``SQL`` renders to), with placeholders written by hand
     /// to check that they bind by number, not by position.
     @Test("placeholders bind by their number, in any order and repeated", arguments: TestBackend.enabled)

@@ -35,8 +35,16 @@ final class PostgresConnection: SQLConnection, CounterCaching {
         // Notices ("relation already exists, skipping") are not errors; keep them off stderr.
         PQsetNoticeProcessor(conn, { _, _ in }, nil)
         handle = conn
-        try executeScript("SET client_min_messages = warning; SET TIME ZONE 'UTC';")
+        try executeScript(Self.sessionSettings)
     }
+
+    /// Set on every (re)connection. `force_custom_plan`: the hub's statements are prepared once
+    /// per connection, and PostgreSQL keeps a prepared statement's generic plan; planned while a
+    /// table was nearly empty (a new hub, an event's first minutes), a lookup by primary key
+    /// `IN ($1, $2)` stayed a sequential scan as the table grew until autovacuum analysed it —
+    /// 80% of the database's time in `make bench-ble-sessions`. Planning each execution with its
+    /// values costs microseconds and doubled that benchmark's throughput (and single transfers').
+    private static let sessionSettings = "SET client_min_messages = warning; SET TIME ZONE 'UTC'; SET plan_cache_mode = force_custom_plan;"
 
     deinit { PQfinish(handle) }
 
@@ -52,6 +60,10 @@ final class PostgresConnection: SQLConnection, CounterCaching {
                 guard PQstatus(handle) == CONNECTION_OK else {
                     throw DatabaseError(.connection, "lost the PostgreSQL connection: \(Self.trimmed(PQerrorMessage(handle)))")
                 }
+                // A new session: its settings are gone with the old one.
+                let settings = PQexec(handle, Self.sessionSettings)
+                defer { PQclear(settings) }
+                try check(settings, sql: Self.sessionSettings)
             }
             return handle
         }
