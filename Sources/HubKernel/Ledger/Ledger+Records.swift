@@ -16,6 +16,8 @@ extension Ledger {
     {
         let transferKeys = Array(Set(transferIDs))
         let requestedAccounts = Set(accountIDs)
+        // An admin's plain transfers need nothing: no read transaction at all.
+        if transferKeys.isEmpty && requestedAccounts.isEmpty { return LedgerRecords() }
         return try await database.read { connection in
             var records = LedgerRecords()
             var accountKeys = requestedAccounts
