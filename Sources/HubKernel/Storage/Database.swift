@@ -60,15 +60,19 @@ public final class Database: Sendable {
     /// Runs `body` in a write transaction on the writer connection: committed when it returns,
     /// rolled back when it throws.
     public func write<Result: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> Result) async throws -> Result {
-        try await writer.run { connection in
-            let counters = (connection as? any CounterCaching)?.counters
-            counters?.begin()
-            defer { counters?.end() }
-            return try Self.inTransaction(connection, begin: connection.dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN") { connection in
-                let result = try body(connection)
-                try counters?.flush(on: connection)
-                return result
-            }
+        try await writer.run { connection in try Self.writeTransaction(on: connection, body) }
+    }
+
+    /// A write transaction on `connection`, which must be the writer's (on its thread): what
+    /// ``write(_:)`` runs, for callers already there (the kernel's writer draining its queue).
+    static func writeTransaction<Result>(on connection: any SQLConnection, _ body: (any SQLConnection) throws -> Result) throws -> Result {
+        let counters = (connection as? any CounterCaching)?.counters
+        counters?.begin()
+        defer { counters?.end() }
+        return try inTransaction(connection, begin: connection.dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN") { connection in
+            let result = try body(connection)
+            try counters?.flush(on: connection)
+            return result
         }
     }
 

@@ -93,25 +93,56 @@ final class KernelWriter: Service {
         await drain()
     }
 
+    /// Groups run on the database's writer thread one after another, without going back to
+    /// Swift's cooperative pool between them: under load the pool is busy with requests, and a
+    /// writer that waited there for its turn left the database idle between commits. A visit runs
+    /// at most ``maxGroupsPerVisit`` groups, so that other work queued on that thread (sign-ins,
+    /// webhook bookkeeping) keeps its turn.
     private func drain() async {
         while true {
-            let batch: [Work] = state.withLock { state in
-                var taken = 0
-                var transfers = 0
-                for work in state.queue {
-                    if taken > 0 && (transfers + work.transferCount > maxBatchTransfers || taken == maxUnits) { break }
-                    transfers += work.transferCount
-                    taken += 1
+            let queueEmptied: Bool
+            do {
+                queueEmptied = try await database.withWriterConnection { connection in
+                    for _ in 0..<Self.maxGroupsPerVisit {
+                        guard let batch = self.takeBatch() else { return true }
+                        self.process(batch, on: connection)
+                    }
+                    return false
                 }
-                defer { state.queue.removeFirst(taken) }
-                return Array(state.queue.prefix(taken))
+            } catch {
+                // The writer's thread is gone (the database was closed): nobody may wait forever.
+                let stranded = state.withLock { state in
+                    defer { state.queue.removeAll() }
+                    return state.queue
+                }
+                for work in stranded { work.fail(error) }
+                return
             }
-            if batch.isEmpty { return }
-            await process(batch)
+            if queueEmptied { return }
         }
     }
 
-    private func process(_ batch: [Work]) async {
+    private static let maxGroupsPerVisit = 16
+
+    /// The next group: everything queued, up to the transfer and unit limits.
+    private func takeBatch() -> [Work]? {
+        state.withLock { state in
+            guard !state.queue.isEmpty else { return nil }
+            var taken = 0
+            var transfers = 0
+            for work in state.queue {
+                if taken > 0 && (transfers + work.transferCount > maxBatchTransfers || taken == maxUnits) { break }
+                transfers += work.transferCount
+                taken += 1
+            }
+            defer { state.queue.removeFirst(taken) }
+            return Array(state.queue.prefix(taken))
+        }
+    }
+
+    /// Runs one group as one write transaction on `connection` (the writer's, on its thread) and
+    /// answers every caller in it.
+    private func process(_ batch: [Work], on connection: any SQLConnection) {
         var groups: [[TransferRequest]] = []
         var expireLimit = 0
         var units: [UnitJob] = []
@@ -126,7 +157,7 @@ final class KernelWriter: Service {
         let transferGroups = groups
         let jobs = units
         do {
-            let outcome = try await database.write { connection in
+            let outcome = try Database.writeTransaction(on: connection) { connection in
                 let now = clock.now()
                 var expired = 0
                 var results: [[TransferResult]] = []
