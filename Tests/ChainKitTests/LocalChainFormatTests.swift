@@ -91,8 +91,14 @@ struct LocalChainFormatTests {
         let validator = try EthereumAddress(publicKey: try Secp256k1.publicKey(privateKey: Self.key))
         let record = RLP.encode(.list([.bytes(Array("hubd-localchain/1".utf8)), .bytes(Array("An event with a long name".utf8))]))
         let header = LocalChainHeader(
-            parentHash: [UInt8](repeating: 0, count: 32), number: 0, timestamp: 1, transactionsRoot: LocalChainRoots.transactions([]),
-            stateRoot: LocalChainRoots.state([]), receiptsRoot: LocalChainRoots.receipts([]), validator: validator, chainID: 9,
+            parentHash: [UInt8](repeating: 0, count: 32),
+            number: 0,
+            timestamp: 1,
+            transactionsRoot: LocalChainRoots.transactions([]),
+            stateRoot: LocalChainRoots.state([]),
+            receiptsRoot: LocalChainRoots.receipts([]),
+            validator: validator,
+            chainID: 9,
             extraData: Keccak256.hash(record)
         )
         let genesis = LocalChainBlock(header: try header.sealed(privateKey: Self.key), transactions: [], receipts: [], genesisRecord: record)

@@ -27,7 +27,8 @@ struct HubJSONTests {
 
     @Test("decoding agrees with JSONDecoder's snake_case strategy")
     func decodesLikeFoundation() throws {
-        let json = #"{"debit_account_id":"a/b","amount":"12","timeout_seconds":30,"linked":true,"rpc_url":"http://x","metadata":{"orderId":"1","z":"é \"q\" \n"},"tags":["x","y"]}"#
+        let json =
+            #"{"debit_account_id":"a/b","amount":"12","timeout_seconds":30,"linked":true,"rpc_url":"http://x","metadata":{"orderId":"1","z":"é \"q\" \n"},"tags":["x","y"]}"#
         let foundation = JSONDecoder()
         foundation.keyDecodingStrategy = .convertFromSnakeCase
         var expected = try foundation.decode(Item.self, from: Data(json.utf8))

@@ -53,7 +53,10 @@ struct LedgerCrashTests {
             let (notes, events) = try await database.read { [unitIDs] connection in
                 (
                     try connection.selectIn("SELECT transfer_id FROM crash_notes WHERE transfer_id", keys: unitIDs).count,
-                    try connection.selectIn("SELECT subject FROM hub_events WHERE type = 'crash.unit.done' AND subject", keys: unitIDs.map(\.description)).count
+                    try connection.selectIn(
+                        "SELECT subject FROM hub_events WHERE type = 'crash.unit.done' AND subject",
+                        keys: unitIDs.map(\.description)
+                    ).count
                 )
             }
             #expect(notes == unitIDs.count, "round \(round): \(unitIDs.count) units acknowledged, \(notes) rows stored")

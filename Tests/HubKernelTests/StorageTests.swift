@@ -66,7 +66,10 @@ struct StorageTests {
         }
     }
 
-    @Test("PostgreSQL sessions plan each execution with its values (no frozen generic plans)", arguments: TestBackend.enabled.filter { $0 == .postgres })
+    @Test(
+        "PostgreSQL sessions plan each execution with its values (no frozen generic plans)",
+        arguments: TestBackend.enabled.filter { $0 == .postgres }
+    )
     func customPlans(backend: TestBackend) async throws {
         try await withDatabase(on: backend) { database in
             let writer = try await database.write { try $0.queryFirst("SHOW plan_cache_mode")?.text(0) }

@@ -141,7 +141,9 @@ struct UnitOfWorkTests {
         #expect(SQLTableNames.tables(in: "SELECT a FROM x_t t JOIN x_u u ON t.id = u.id WHERE b IS DISTINCT FROM $1") == ["x_t", "x_u"])
         #expect(SQLTableNames.tables(in: "INSERT INTO x_t (a) VALUES ('from y') ON CONFLICT (a) DO UPDATE SET a = excluded.a") == ["x_t"])
         #expect(SQLTableNames.tables(in: "SELECT * FROM x_t -- FROM hub_users\n FOR UPDATE SKIP LOCKED") == ["x_t"])
-        #expect(SQLTableNames.tables(in: "WITH r AS (SELECT a FROM x_t), s AS (SELECT a FROM r) SELECT a FROM s, \"HUB_users\"") == ["x_t", "hub_users"])
+        #expect(
+            SQLTableNames.tables(in: "WITH r AS (SELECT a FROM x_t), s AS (SELECT a FROM r) SELECT a FROM s, \"HUB_users\"") == ["x_t", "hub_users"]
+        )
         #expect(SQLTableNames.tables(in: "UPDATE x_t SET a = (SELECT max(a) FROM ledger_accounts)") == ["x_t", "ledger_accounts"])
     }
 }

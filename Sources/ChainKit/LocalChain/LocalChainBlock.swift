@@ -147,7 +147,9 @@ public struct LocalChainBlock: Sendable, Hashable {
 
     public static func decode(_ bytes: [UInt8]) throws -> LocalChainBlock {
         let parts = try RLP.decode(bytes).list("a block")
-        guard parts.count == 3 || parts.count == 4 else { throw ChainKitError(.invalidRLP, "a block has 3 parts (4 for a genesis), got \(parts.count)") }
+        guard parts.count == 3 || parts.count == 4 else {
+            throw ChainKitError(.invalidRLP, "a block has 3 parts (4 for a genesis), got \(parts.count)")
+        }
         let header = try SealedLocalChainHeader.decode(try parts[0].list("the header"))
         let transactions = try parts[1].list("the transactions").map { try $0.bytes("a transaction") }
         let receipts = try parts[2].list("the receipts").map { item -> LocalChainReceipt in

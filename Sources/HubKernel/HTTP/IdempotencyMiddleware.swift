@@ -59,7 +59,11 @@ public struct IdempotencyMiddleware: RouterMiddleware {
         case .fresh: break
         }
         guard running.start(scope, key) else {
-            throw Problem(.conflict, code: "idempotency_request_in_progress", detail: "A request with this Idempotency-Key is still running; retry later.")
+            throw Problem(
+                .conflict,
+                code: "idempotency_request_in_progress",
+                detail: "A request with this Idempotency-Key is still running; retry later."
+            )
         }
         defer { running.finish(scope, key) }
 

@@ -128,4 +128,3 @@ struct AnyKey: CodingKey {
         self.intValue = intValue
     }
 }
-

@@ -278,7 +278,9 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decodeNil() throws -> Bool {
-        guard !isAtEnd else { throw DecodingError.valueNotFound(Any?.self, .init(codingPath: codingPath, debugDescription: "The array has no more elements.")) }
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(Any?.self, .init(codingPath: codingPath, debugDescription: "The array has no more elements."))
+        }
         if case .null = elements[currentIndex] {
             currentIndex += 1
             return true

@@ -13,8 +13,10 @@ enum LedgerStore {
     ]
     static let pendingColumns = ["transfer_id", "state", "expires_at", "resolved_by", "resolved_at"]
 
-    static let selectTransfers: SQL = "SELECT id, timestamp, kind, debit_account_id, credit_account_id, amount, asset, pending_id, timeout_seconds, linked, ref_rail, ref_type, ref_id, metadata FROM ledger_transfers"
-    static let selectAccounts: SQL = "SELECT id, asset, owner_kind, owner_id, code, flags, debits_posted, credits_posted, debits_pending, credits_pending, metadata, created_at, rail FROM ledger_accounts"
+    static let selectTransfers: SQL =
+        "SELECT id, timestamp, kind, debit_account_id, credit_account_id, amount, asset, pending_id, timeout_seconds, linked, ref_rail, ref_type, ref_id, metadata FROM ledger_transfers"
+    static let selectAccounts: SQL =
+        "SELECT id, asset, owner_kind, owner_id, code, flags, debits_posted, credits_posted, debits_pending, credits_pending, metadata, created_at, rail FROM ledger_accounts"
     static let selectPending: SQL = "SELECT transfer_id, state, expires_at, resolved_by, resolved_at FROM ledger_pending"
 
     // MARK: Rows

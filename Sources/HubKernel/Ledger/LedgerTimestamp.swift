@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
     // Named by module: Dispatch's C module, visible through the HTTP stack, declares it too.
@@ -6,7 +8,6 @@
     import Darwin
     private typealias SystemTimespec = Darwin.timespec
 #endif
-import Foundation
 #if canImport(CoreFoundation)
     import CoreFoundation
 #endif

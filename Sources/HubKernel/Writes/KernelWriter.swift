@@ -190,7 +190,13 @@ final class KernelWriter: Service {
                         try connection.execute(SQL.rollbackToSavepoint(index))
                         if let countersBefore { connection.activeCounters?.restore(countersBefore) }
                         if job.recordsFailure, let claim = job.claim {
-                            let kernelUnit = UnitOfWork(connection: connection, owner: .kernel, clock: clock, now: now, maxBatchTransfers: maxTransfers)
+                            let kernelUnit = UnitOfWork(
+                                connection: connection,
+                                owner: .kernel,
+                                clock: clock,
+                                now: now,
+                                maxBatchTransfers: maxTransfers
+                            )
                             do {
                                 try claim.recordFailure(error, in: kernelUnit)
                             } catch {
