@@ -21,4 +21,24 @@ struct HubErrorTests {
         }
         #expect(HubErrorKind.invalidField.jsonRPCCode == -32602)
     }
+
+    /// A thing that is over for good (an expired session) is 410, not 404: a client stops retrying.
+    @Test("gone is 410 Gone over HTTP and resource-not-found over JSON-RPC")
+    func gone() {
+        struct Lapsed: HubError {
+            var kind: HubErrorKind { .gone }
+            var errorCode: String { "lock_expired" }
+            var message: String { "The lock expired." }
+        }
+        let problem = ProblemMiddleware.problem(for: Lapsed())
+        #expect(problem.status.code == 410 && problem.status.reasonPhrase == "Gone")
+        #expect(problem.code == "lock_expired" && problem.detail == "The lock expired.")
+        #expect(HubErrorKind.gone.jsonRPCCode == HubErrorKind.notFound.jsonRPCCode)
+    }
+
+    @Test("Problem(error) is the middleware's problem for that error")
+    func problemFromError() {
+        let error = TransferError(.exceedsCredits, "insufficient funds")
+        #expect(Problem(error).reply == ProblemMiddleware.problem(for: error).reply)
+    }
 }

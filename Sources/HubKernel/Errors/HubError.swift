@@ -26,6 +26,9 @@ public enum HubErrorKind: String, Sendable, Hashable, CaseIterable {
     case notFound
     /// The request clashes with the current state (a taken name, a used one-time token).
     case conflict
+    /// The thing named existed but is over for good (an expired session, a lapsed lock): unlike
+    /// ``notFound`` the caller learns that retrying with the same id is pointless.
+    case gone
     /// A field of the input is malformed or out of range.
     case invalidField
     /// A well-formed request the rules refuse (insufficient funds, a closed chain).
@@ -40,17 +43,19 @@ public enum HubErrorKind: String, Sendable, Hashable, CaseIterable {
         case .forbidden: 403
         case .notFound: 404
         case .conflict: 409
+        case .gone: 410
         case .invalidField, .refused: 422
         case .unavailable: 503
         }
     }
 
     /// The JSON-RPC error code of this kind: JSON-RPC 2.0's `-32602` (invalid params) for a bad
-    /// field, otherwise the server-error range as EIP-1474 assigns it to Ethereum nodes.
+    /// field, otherwise the server-error range as EIP-1474 assigns it to Ethereum nodes. EIP-1474
+    /// has no "gone": to a node's client, a thing that is over is a resource not found.
     public var jsonRPCCode: Int {
         switch self {
         case .invalidField: -32602
-        case .notFound: -32001
+        case .notFound, .gone: -32001
         case .unavailable: -32002
         case .refused, .conflict: -32003
         case .unauthenticated, .forbidden: -32000

@@ -39,7 +39,7 @@ extension HTTPResponse.Status {
     /// and a problem's `title` is that phrase).
     static func standard(_ code: Int) -> HTTPResponse.Status {
         let known: [HTTPResponse.Status] = [
-            .ok, .created, .accepted, .noContent, .badRequest, .unauthorized, .forbidden, .notFound, .methodNotAllowed, .conflict,
+            .ok, .created, .accepted, .noContent, .badRequest, .unauthorized, .forbidden, .notFound, .methodNotAllowed, .conflict, .gone,
             .contentTooLarge, .unsupportedMediaType, .unprocessableContent, .tooManyRequests, .internalServerError, .serviceUnavailable,
         ]
         return known.first { $0.code == code } ?? HTTPResponse.Status(code: code)

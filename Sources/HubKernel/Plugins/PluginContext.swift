@@ -8,13 +8,15 @@ public import Metrics
 ///
 /// Storage: a plugin creates only tables whose names start with ``tablePrefix``, through its own
 /// ``RailPlugin/migrations`` (group ``migrationGroup``). It changes state only through
-/// ``write(_:)``: one unit of work holding its own rows (held to its prefix by the kernel), its
-/// ledger transfers and its events, group-committed with every other writer; streams and webhooks
-/// are told after the commit. It reads with `database.read`.
+/// ``write(_:)`` (or ``respond(_:)``): one unit of work holding its own rows (held to its prefix
+/// by the kernel), its ledger transfers and its events, group-committed with every other writer;
+/// streams and webhooks are told after the commit. ``database`` reads and cannot write.
 public struct PluginContext: Sendable {
     public let pluginID: String
     public let ledger: Ledger
-    public let database: Database
+    /// The rail's reads: `database.read { connection in … }`. There is no `write`: changes go
+    /// through ``write(_:)``.
+    public let database: DatabaseReader
     public let events: EventBus
     /// Users, tokens and wallet sign-in: a rail registers its signature schemes with
     /// `identity.wallets.schemes.register(_:)`.
@@ -38,7 +40,7 @@ public struct PluginContext: Sendable {
     ) {
         self.pluginID = pluginID
         self.ledger = ledger
-        self.database = ledger.database
+        self.database = DatabaseReader(ledger.database)
         self.events = events
         self.identity = identity
         var logger = logger

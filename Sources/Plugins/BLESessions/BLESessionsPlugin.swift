@@ -17,13 +17,7 @@ public struct BLESessionsPlugin: RailPlugin {
 
     public init(context: PluginContext, config: PluginConfig) throws {
         configuration = try BLESessionsConfiguration(config)
-        service = SessionService(
-            ledger: context.ledger,
-            identity: context.identity,
-            configuration: configuration,
-            clock: context.clock,
-            owner: context.unitOwner
-        )
+        service = SessionService(context: context, configuration: configuration)
         let resolveLimit = RateLimitMiddleware(limiter: RateLimiter(), bucket: "ble-resolve", rule: configuration.resolveRule)
         controller = SessionsController(service: service, resolveLimit: resolveLimit)
         gotchu =

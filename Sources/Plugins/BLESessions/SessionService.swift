@@ -1,29 +1,32 @@
 import Foundation
 import HubKernel
 
-/// The session state machine. Each transition runs in one unit of work (``Ledger/write(as:_:)``): the
-/// session row (locked), the lock rows, the ledger hold or payment, and the event commit
-/// together, and transactions on one session run one at a time, so "first lock wins" and "one
-/// payment per share" hold under any concurrency, on both backends.
+/// The session state machine. Each transition runs in one unit of work of the rail
+/// (``PluginContext/write(_:)``): the session row (locked), the lock rows, the ledger hold or
+/// payment, and the event commit together, and transactions on one session run one at a time, so
+/// "first lock wins" and "one payment per share" hold under any concurrency, on both backends.
+/// Refusals are ``SessionRefusal``s, domain errors the kernel answers as problems.
 struct SessionService: Sendable {
-    let ledger: Ledger
-    let identity: Identity
+    /// The kernel as the rail sees it: its units of work, its reads, the ledger and identity.
+    let context: PluginContext
     let configuration: BLESessionsConfiguration
-    let clock: LedgerClock
-    /// The rail as the owner of its units of work (its tables, its event source).
-    let owner: UnitOwner
-    var source: String { owner.eventSource }
+
+    var ledger: Ledger { context.ledger }
+    var database: DatabaseReader { context.database }
+    var identity: Identity { context.identity }
+    var clock: LedgerClock { context.clock }
+    var source: String { context.eventSource }
 
     /// A transition's result: done, or refused after committing what the refusal itself changed
     /// (a pay that finds its lock expired releases the lock, then tells the payer).
     enum Outcome<Value: Sendable>: Sendable {
         case done(Value)
-        case refused(Problem)
+        case refused(SessionRefusal)
 
         func get() throws -> Value {
             switch self {
             case .done(let value): return value
-            case .refused(let problem): throw problem
+            case .refused(let refusal): throw refusal
             }
         }
     }
@@ -33,17 +36,17 @@ struct SessionService: Sendable {
     typealias Answer<Value> = @Sendable (Value) throws -> HTTPReply
 
     /// Runs one transition as a unit of work and answers the request inside it: with `answer`'s
-    /// reply when it is done, with the problem when it is refused (a refusal commits what it
-    /// changed, e.g. a lapsed lock released, and is the request's final answer too).
+    /// reply when it is done, with the refusal's problem when it is refused (a refusal commits
+    /// what it changed, e.g. a lapsed lock released, and is the request's final answer too).
     private func step<Value: Sendable>(
         _ answer: Answer<Value>?,
         _ body: @escaping @Sendable (UnitOfWork) throws -> Outcome<Value>
     ) async throws -> Value {
-        try await ledger.write(as: owner) { tx in
+        try await context.write { tx in
             let outcome = try body(tx)
             switch outcome {
             case .done(let value): if let answer { try tx.answer(answer(value)) }
-            case .refused(let problem): try tx.answer(problem.reply)
+            case .refused(let refusal): try tx.answer(Problem(refusal).reply)
             }
             return outcome
         }.get()
@@ -64,33 +67,33 @@ struct SessionService: Sendable {
 
     func create(_ new: NewSession) async throws -> PaymentSession {
         guard let code = new.asset ?? configuration.defaultAsset else {
-            throw Problem.invalid("asset", "Name the asset: this hub has no default asset for sessions.")
+            throw SessionRefusal.invalid("asset", "Name the asset: this hub has no default asset for sessions.")
         }
         let ttl = new.ttlSeconds ?? configuration.sessionTTLSeconds
         guard (10...configuration.maxSessionTTLSeconds).contains(ttl) else {
-            throw Problem.invalid("ttl_seconds", "A session lasts 10 to \(configuration.maxSessionTTLSeconds) seconds, not \(ttl).")
+            throw SessionRefusal.invalid("ttl_seconds", "A session lasts 10 to \(configuration.maxSessionTTLSeconds) seconds, not \(ttl).")
         }
-        guard new.amount > 0 else { throw Problem.invalid("amount", "The amount must be at least one minor unit.") }
+        guard new.amount > 0 else { throw SessionRefusal.invalid("amount", "The amount must be at least one minor unit.") }
         switch new.splitMode {
         case .single:
-            guard new.payers == 1 else { throw Problem.invalid("split.payers", "A single-payer session has exactly one payer.") }
+            guard new.payers == 1 else { throw SessionRefusal.invalid("split.payers", "A single-payer session has exactly one payer.") }
         case .equal:
             guard (2...Self.maxPayers).contains(new.payers) else {
-                throw Problem.invalid("split.payers", "An equal split has 2 to \(Self.maxPayers) payers, not \(new.payers).")
+                throw SessionRefusal.invalid("split.payers", "An equal split has 2 to \(Self.maxPayers) payers, not \(new.payers).")
             }
             guard new.amount >= UInt128(new.payers) else {
-                throw Problem.invalid("amount", "\(new.amount) minor units cannot be split into \(new.payers) shares of at least one unit.")
+                throw SessionRefusal.invalid("amount", "\(new.amount) minor units cannot be split into \(new.payers) shares of at least one unit.")
             }
         }
         guard try await ledger.asset(code) != nil else {
-            throw Problem.invalid("asset", "No asset \(code) on this hub.", code: "asset_not_found")
+            throw SessionRefusal.noAsset(code)
         }
         let wallet = try await ledger.wallet(of: new.payee, asset: code)
         // Principals always name real users in production; a session opened for an id without a
         // profile (as some tests do) shows a neutral name rather than failing.
         let displayName = try await identity.users.user(new.payee)?.displayName ?? "Payee"
         let source = self.source
-        let session = try await ledger.write(as: owner) { tx in
+        let session = try await context.write { tx in
             let now = tx.now
             var session = PaymentSession(
                 id: UUID().uuidString.lowercased(),
@@ -133,16 +136,16 @@ struct SessionService: Sendable {
     /// The session an EID names, for a payer nearby. A replaced EID resolves during its grace
     /// period only; an expired or cancelled session is gone.
     func resolve(_ eid: EphemeralID) async throws -> (PaymentSession, nextShare: Int) {
-        let found = try await ledger.database.read { connection -> (PaymentSession, [SessionLock])? in
+        let found = try await database.read { connection -> (PaymentSession, [SessionLock])? in
             guard let (session, validUntil) = try SessionStore.lookup(eid, on: connection) else { return nil }
             if let validUntil, validUntil <= clock.now() { return nil }
             return (session, try SessionStore.locks(session: session.id, on: connection))
         }
-        guard let (session, locks) = found else { throw SessionProblem.unknownEID() }
+        guard let (session, locks) = found else { throw SessionRefusal.unknownEID() }
         if session.status == .expired || (!session.status.isFinal && session.expiresAt <= clock.now()) {
-            throw SessionProblem.expired(session)
+            throw SessionRefusal.expired(session)
         }
-        if session.status == .cancelled { throw SessionProblem.cancelled() }
+        if session.status == .cancelled { throw SessionRefusal.cancelled() }
         return (session, Self.freeShare(of: session, locks: locks) ?? 0)
     }
 
@@ -164,11 +167,11 @@ struct SessionService: Sendable {
         return try await step(answer) { tx in
             let now = tx.now
             guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection) else {
-                return .refused(SessionProblem.notFound())
+                return .refused(SessionRefusal.notFound())
             }
-            if session.status.isFinal { return .refused(SessionProblem.ended(session)) }
-            if session.expiresAt <= now { return .refused(SessionProblem.expired(session)) }
-            guard payer != session.payeeID else { return .refused(SessionProblem.cannotPaySelf()) }
+            if session.status.isFinal { return .refused(SessionRefusal.ended(session)) }
+            if session.expiresAt <= now { return .refused(SessionRefusal.expired(session)) }
+            guard payer != session.payeeID else { return .refused(SessionRefusal.cannotPaySelf()) }
             let locks = try SessionStore.locks(session: sessionID, on: tx.connection)
             if let mine = locks.first(where: { $0.payerID == payer && $0.state == .held }) {
                 if mine.expiresAt > now { return .done((session, mine)) }
@@ -176,10 +179,10 @@ struct SessionService: Sendable {
                 try Self.expire(mine, of: &session, at: now, on: tx, source: source)
             }
             if locks.contains(where: { $0.payerID == payer && $0.state == .paid }) {
-                return .refused(SessionProblem.shareAlreadyPaid())
+                return .refused(SessionRefusal.shareAlreadyPaid())
             }
             let current = try SessionStore.locks(session: sessionID, on: tx.connection)
-            guard let share = Self.freeShare(of: session, locks: current) else { return .refused(SessionProblem.busy()) }
+            guard let share = Self.freeShare(of: session, locks: current) else { return .refused(SessionRefusal.busy()) }
 
             let amount = session.shareAmount(share)
             let payerAccount = AccountID.wallet(user: payer, asset: session.asset)
@@ -198,9 +201,9 @@ struct SessionService: Sendable {
             case .created, .exists: break
             case .failed(let error):
                 switch error.code {
-                case .exceedsCredits: return .refused(SessionProblem.insufficientFunds(amount, session.asset))
-                case .debitAccountNotFound: return .refused(SessionProblem.noWallet(session.asset))
-                default: return .refused(SessionProblem.ledgerRefused(error))
+                case .exceedsCredits: return .refused(SessionRefusal.insufficientFunds(amount, session.asset))
+                case .debitAccountNotFound: return .refused(SessionRefusal.noWallet(session.asset))
+                default: return .refused(SessionRefusal.ledgerRefused(error))
                 }
             }
             let lock = SessionLock(
@@ -234,20 +237,20 @@ struct SessionService: Sendable {
         return try await step(answer) { tx in
             let now = tx.now
             guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection) else {
-                return .refused(SessionProblem.notFound())
+                return .refused(SessionRefusal.notFound())
             }
-            guard payer != session.payeeID else { return .refused(SessionProblem.cannotPaySelf()) }
+            guard payer != session.payeeID else { return .refused(SessionRefusal.cannotPaySelf()) }
             let mine = try SessionStore.locks(session: sessionID, on: tx.connection).filter { $0.payerID == payer }
             guard var lock = mine.last(where: { $0.state == .held }) else {
-                if mine.contains(where: { $0.state == .paid }) { return .refused(SessionProblem.shareAlreadyPaid()) }
-                if session.status.isFinal { return .refused(SessionProblem.ended(session)) }
-                if session.expiresAt <= now { return .refused(SessionProblem.expired(session)) }
-                if let lapsed = mine.last, lapsed.state == .expired { return .refused(SessionProblem.lockExpired(lapsed)) }
-                return .refused(SessionProblem.notLocked())
+                if mine.contains(where: { $0.state == .paid }) { return .refused(SessionRefusal.shareAlreadyPaid()) }
+                if session.status.isFinal { return .refused(SessionRefusal.ended(session)) }
+                if session.expiresAt <= now { return .refused(SessionRefusal.expired(session)) }
+                if let lapsed = mine.last, lapsed.state == .expired { return .refused(SessionRefusal.lockExpired(lapsed)) }
+                return .refused(SessionRefusal.notLocked())
             }
             if lock.expiresAt <= now {
                 try Self.expire(lock, of: &session, at: now, on: tx, source: source)
-                return .refused(SessionProblem.lockExpired(lock))
+                return .refused(SessionRefusal.lockExpired(lock))
             }
             let paymentID = TransferID.timeOrdered()
             let payment = TransferRequest(
@@ -260,7 +263,7 @@ struct SessionService: Sendable {
             case .failed(let error) where error.code == .pendingTransferExpired || error.code == .pendingTransferAlreadyVoided:
                 // The ledger's backstop timeout got there first; the money never moved.
                 try Self.expire(lock, of: &session, at: now, on: tx, source: source, holdAlreadyReleased: true)
-                return .refused(SessionProblem.lockExpired(lock))
+                return .refused(SessionRefusal.lockExpired(lock))
             case .failed(let error):
                 throw error
             }
@@ -284,12 +287,12 @@ struct SessionService: Sendable {
     /// paid: that money has moved.
     func cancel(_ sessionID: String, by principal: Principal) async throws -> PaymentSession {
         let source = self.source
-        return try await ledger.write(as: owner) { tx -> Outcome<PaymentSession> in
+        return try await context.write { tx -> Outcome<PaymentSession> in
             let now = tx.now
             guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection),
                 session.payeeID == principal.userID || principal.isAdmin
-            else { return .refused(SessionProblem.notFound()) }
-            if session.status.isFinal { return .refused(SessionProblem.ended(session)) }
+            else { return .refused(SessionRefusal.notFound()) }
+            if session.status.isFinal { return .refused(SessionRefusal.ended(session)) }
             let released = try Self.releaseHeld(of: &session, at: now, on: tx)
             session.status = .cancelled
             session.endedAt = now
@@ -304,11 +307,11 @@ struct SessionService: Sendable {
     func rotate(_ sessionID: String, by principal: Principal) async throws -> PaymentSession {
         let grace = configuration.eidGraceSeconds
         let source = self.source
-        return try await ledger.write(as: owner) { tx -> Outcome<PaymentSession> in
+        return try await context.write { tx -> Outcome<PaymentSession> in
             guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection),
                 session.payeeID == principal.userID || principal.isAdmin
-            else { return .refused(SessionProblem.notFound()) }
-            if session.status.isFinal { return .refused(SessionProblem.ended(session)) }
+            else { return .refused(SessionRefusal.notFound()) }
+            if session.status.isFinal { return .refused(SessionRefusal.ended(session)) }
             try Self.rotate(&session, grace: grace, at: tx.now, on: tx, source: source)
             return .done(session)
         }.get()

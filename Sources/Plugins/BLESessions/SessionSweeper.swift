@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// any held shares), expires lapsed locks (voiding their holds and reopening their shares), and
 /// rotates EIDs that have been on air longer than the rotation interval.
 ///
-/// Each step runs in batches through ``Ledger/transaction(_:)``, so a backlog never holds the ledger's
+/// Each step runs in batches, one unit of work of the rail each, so a backlog never holds the ledger's
 /// writer for long; a failed tick is logged and retried on the next, since each step re-reads
 /// what is due.
 struct SessionSweeper: Service {
@@ -55,7 +55,7 @@ struct SessionSweeper: Service {
     /// expired on its own, whatever the timing of the pass.
     private func expireDue() async throws -> (sessions: Int, locks: Int) {
         let (limit, source) = (batchLimit, service.source)
-        return try await service.ledger.write(as: service.owner) { tx in
+        return try await service.context.write { tx in
             let dueSessions = try SessionStore.dueSessions(now: tx.now, limit: limit, on: tx.connection)
             for var session in dueSessions {
                 let released = try SessionService.releaseHeld(of: &session, at: tx.now, on: tx)
@@ -80,7 +80,7 @@ struct SessionSweeper: Service {
     private func rotateEIDs() async throws -> Int {
         let (limit, source) = (batchLimit, service.source)
         let (every, grace) = (service.configuration.eidRotationSeconds, service.configuration.eidGraceSeconds)
-        return try await service.ledger.write(as: service.owner) { tx in
+        return try await service.context.write { tx in
             guard tx.now.nanoseconds >= UInt64(every) * 1_000_000_000 else { return 0 }
             let issuedBefore = LedgerTimestamp(nanoseconds: tx.now.nanoseconds - UInt64(every) * 1_000_000_000)
             let due = try SessionStore.rotationDue(issuedBefore: issuedBefore, limit: limit, on: tx.connection)

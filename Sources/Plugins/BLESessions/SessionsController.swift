@@ -4,9 +4,9 @@ import HubKernel
 import Hummingbird
 
 /// The rail's REST routes, mounted at `/v1/rails/ble-sessions`. They run behind the kernel's
-/// middleware: the caller is `context.principal`, thrown problems leave as `problem+json`, and an
-/// `Idempotency-Key` on a POST replays the first response. (Every transition commits through
-/// `Ledger.transaction`, which tells the event bus itself.)
+/// middleware: the caller is `context.principal`, the service's refusals (and the routes' own
+/// problems) leave as `problem+json`, and an `Idempotency-Key` on a POST replays the first
+/// response. (Every transition commits as a unit of work, which tells the event bus itself.)
 struct SessionsController: Sendable {
     let service: SessionService
     /// Shared with the Gotchu surface: one budget per client for both resolve routes.
@@ -70,7 +70,7 @@ struct SessionsController: Sendable {
         if principal.isAdmin { payee = try request.query("payee") { UserID($0) } }
         let limit = try request.pageLimit()
         let after = try request.query("cursor") { Int64($0).flatMap { $0 >= 0 ? $0 : nil } } ?? 0
-        let rows = try await service.ledger.database.read { [payee] in
+        let rows = try await service.database.read { [payee] in
             try SessionStore.sessions(payee: payee, status: status, afterSeq: after, limit: limit + 1, on: $0)
         }
         let next = rows.count > limit ? String(rows[limit - 1].seq) : nil
@@ -82,14 +82,14 @@ struct SessionsController: Sendable {
     @Sendable func show(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerRead)
         let id = try context.parameters.require("id")
-        let found = try await service.ledger.database.read { connection -> (PaymentSession, [SessionLock])? in
+        let found = try await service.database.read { connection -> (PaymentSession, [SessionLock])? in
             guard let session = try SessionStore.session(id, on: connection) else { return nil }
             return (session, try SessionStore.locks(session: id, on: connection))
         }
-        guard let (session, locks) = found else { throw SessionProblem.notFound() }
+        guard let (session, locks) = found else { throw SessionRefusal.notFound() }
         let isPayee = session.payeeID == principal.userID || principal.isAdmin
         let visible = isPayee ? locks : locks.filter { $0.payerID == principal.userID }
-        guard isPayee || !visible.isEmpty else { throw SessionProblem.notFound() }
+        guard isPayee || !visible.isEmpty else { throw SessionRefusal.notFound() }
         return try context.json(
             SessionDetailRepresentation(
                 session: SessionRepresentation(session, withAdvertisement: isPayee && !session.status.isFinal),
@@ -154,10 +154,17 @@ struct SessionsController: Sendable {
     /// then replays the first answer to a retry instead of running it again.
     @Sendable func pay(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerWrite)
-        guard request.headers[.idempotencyKey] != nil else { throw SessionProblem.idempotencyKeyRequired() }
+        guard request.headers[.idempotencyKey] != nil else { throw Self.idempotencyKeyRequired }
         let paid = try await service.pay(try context.parameters.require("id"), payer: principal.userID, answer: Self.sessionWithLock)
         return try Self.sessionWithLock(paid).response()
     }
+
+    /// A header this route needs: an HTTP matter, so an HTTP problem (400) rather than a refusal.
+    static let idempotencyKeyRequired = Problem(
+        .badRequest,
+        code: "idempotency_key_required",
+        detail: "Paying needs an Idempotency-Key header, so a retry cannot pay twice."
+    )
 
     /// The answer to a lock or a pay: the session and the caller's lock.
     @Sendable static func sessionWithLock(_ value: (PaymentSession, SessionLock)) throws -> HTTPReply {

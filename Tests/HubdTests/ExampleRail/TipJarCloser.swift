@@ -11,7 +11,7 @@ import ServiceLifecycle
 struct TipJarCloser: Service {
     let context: PluginContext
     let interval: Duration
-    /// Jars closed per transaction, so a backlog does not hold the writer for long.
+    /// Jars closed per unit of work, so a backlog does not hold the writer for long.
     var batchLimit = 100
 
     func run() async throws {
@@ -29,15 +29,13 @@ struct TipJarCloser: Service {
         }
     }
 
-    /// Closes one batch of due jars and returns how many it closed.
+    /// Closes one batch of due jars, in one unit of work, and returns how many it closed.
     @discardableResult
     func closeDue() async throws -> Int {
-        let (now, source, limit) = (context.clock.now(), context.eventSource, batchLimit)
-        let closed = try await context.database.write { connection in
-            try TipJarStore.closeDue(now: now, limit: limit, source: source, on: connection)
-        }
+        let limit = batchLimit
+        // The rows and their `tipjar.jar.closed` events commit together; the unit tells the bus.
+        let closed = try await context.write { unit in try TipJarStore.closeDue(limit: limit, on: unit) }
         if !closed.isEmpty {
-            context.events.nudge()
             context.logger.debug("closed tip jars", metadata: ["tipjar.closed": "\(closed.count)"])
         }
         return closed.count

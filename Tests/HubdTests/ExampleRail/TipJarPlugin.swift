@@ -13,7 +13,7 @@ import ServiceLifecycle
 ///
 /// Everything it touches goes through ``PluginContext``: money through the ledger (each tip is a
 /// transfer with `ref = (tip-jar, jar, <jar id>)`), its own tables (`tip_jar_*`) through its own
-/// migrations, its facts as `tipjar.*` events appended in the same transaction as the change.
+/// migrations, its facts as `tipjar.*` events, all in one unit of work per change (`context.write`).
 struct TipJarPlugin: RailPlugin {
     static let id = "tip-jar"
 

@@ -1,81 +1,90 @@
 import HubKernel
 
-/// The tip jar's reads and writes on its own tables. Every function takes a connection inside a
-/// transaction the caller opened (`database.read {}` or `database.write {}`), so a write and the
-/// events that describe it commit together or not at all.
+/// The tip jar's reads and writes on its own tables. Writes run inside a unit of work
+/// (`context.write` / `context.respond`): the rows, any ledger transfer and the events that
+/// describe them commit together or not at all. Reads take any connection (`database.read {}`, or
+/// the unit's own when a write must see what it changes).
 enum TipJarStore {
     /// The plugin's tables; each starts with `PluginContext.tablePrefix` (`tip_jar_`).
     static let jars = "tip_jar_jars"
     static let tips = "tip_jar_tips"
     static let tables = [jars, tips]
 
-    /// The outcome of counting a ledger transfer into a jar.
+    /// The outcome of a tip.
     enum TipOutcome: Sendable {
-        /// Counted now: the total grew and `tipjar.jar.tipped` was appended.
+        /// Counted now: the money moved, the total grew and `tipjar.jar.tipped` was appended.
         case recorded(TipRecord, TipJar)
-        /// Counted before (a retry): nothing changed.
+        /// Counted before (a retry with the same transfer id): nothing changed.
         case alreadyRecorded(TipRecord, TipJar)
     }
 
-    // MARK: Writes (each appends its events in the same transaction)
+    // MARK: Writes (each in the caller's unit of work, with its events)
 
     /// Inserts a new jar and appends `tipjar.jar.opened`.
-    static func open(_ jar: TipJar, source: String, on connection: any SQLConnection) throws {
-        try connection.execute(
+    static func open(_ jar: TipJar, on unit: UnitOfWork) throws {
+        try unit.connection.execute(
             """
             INSERT INTO tip_jar_jars (id, asset, payee_account_id, title, opened_by, status, total, tip_count, created_at, closes_at, closed_at)
             VALUES (\(jar.id), \(jar.asset), \(jar.payeeAccountID.description), \(jar.title), \(jar.openedBy), \(jar.status.rawValue),
                 \(jar.total), \(jar.tipCount), \(jar.createdAt), \(jar.closesAt), \(jar.closedAt))
             """
         )
-        try EventLog.append([TipJarEvents.opened(jar, source: source)], on: connection)
+        try unit.emit(TipJarEvents.jarOpened, subject: jar.id, data: JarRepresentation(jar))
     }
 
-    /// Counts `transfer` (already recorded by the ledger) into its jar, once.
+    /// Moves a tip's money and counts it into its jar, in one unit: the transfer, the jar's new
+    /// total, the tip's row and `tipjar.jar.tipped` commit together or not at all, so the total
+    /// always equals the jar's transfers in the ledger.
     ///
     /// The jar row is locked first (PostgreSQL; SQLite's write transaction excludes other writers
-    /// anyway), then the tip is looked up by transfer id: two processes recording the same retry
-    /// serialise on the lock and the second finds the first's row. A closed jar still counts a
-    /// transfer that reached the ledger: the money has moved, and the total must say so.
-    static func record(_ transfer: Transfer, jarID: String, at time: LedgerTimestamp, source: String, on connection: any SQLConnection) throws
-        -> TipOutcome
-    {
-        guard var jar = try jar(jarID, forUpdate: true, on: connection) else {
-            throw DatabaseError(.query, "tip jar \(jarID) vanished while recording transfer \(transfer.id)")
-        }
-        if let existing = try tip(transfer.id, on: connection) {
-            return .alreadyRecorded(existing, jar)
-        }
-        guard transfer.reference == jar.reference, transfer.creditAccountID == jar.payeeAccountID else {
-            throw DatabaseError(.query, "transfer \(transfer.id) is not a tip into jar \(jarID)")
+    /// anyway), so two tips into one jar count one after the other. The transfer goes first: the
+    /// ledger answers a retry with `exists` (and the same id with other fields with its error),
+    /// and a retry finds the first's row and changes nothing. A closed jar takes no new tip:
+    /// throwing after the transfer was created rolls it back with the rest of the unit.
+    static func tip(_ transfer: TransferRequest, jarID: String, on unit: UnitOfWork) throws -> TipOutcome {
+        guard var jar = try jar(jarID, forUpdate: true, on: unit.connection) else { throw TipJarError.jarNotFound }
+        let moved: Transfer
+        switch try unit.submit(transfer) {
+        case .created(let recorded):
+            guard jar.status == .open else { throw TipJarError.jarClosed }
+            moved = recorded
+        case .exists(let recorded):
+            if let counted = try tip(recorded.id, on: unit.connection) { return .alreadyRecorded(counted, jar) }
+            // In the ledger but never counted: only a tip taken before tips were one unit (two
+            // steps, interrupted between them) leaves this. The money moved, so it counts, even
+            // into a jar closed since.
+            moved = recorded
+        case .failed(let error):
+            // Refused (insufficient funds, the id reused for another transfer…): the kernel
+            // answers the ledger's code; the unit, and so the whole tip, rolls back.
+            throw error
         }
         // Cannot overflow in practice (every tip is also a credit on the payee's UInt128 balance),
         // but a wrapped total would be a silent lie, so check.
-        let (total, overflow) = jar.total.addingReportingOverflow(transfer.amount)
+        let (total, overflow) = jar.total.addingReportingOverflow(moved.amount)
         guard !overflow else { throw DatabaseError(.query, "tip jar \(jarID) total overflows") }
         jar.total = total
         jar.tipCount += 1
-        let tip = TipRecord(
-            transferID: transfer.id,
-            jarID: jarID,
-            fromAccountID: transfer.debitAccountID,
-            amount: transfer.amount,
-            tippedAt: time
-        )
-        try connection.execute("UPDATE tip_jar_jars SET total = \(jar.total), tip_count = \(jar.tipCount) WHERE id = \(jar.id)")
-        try connection.execute(
+        let tip = TipRecord(transferID: moved.id, jarID: jarID, fromAccountID: moved.debitAccountID, amount: moved.amount, tippedAt: unit.now)
+        try unit.connection.execute("UPDATE tip_jar_jars SET total = \(jar.total), tip_count = \(jar.tipCount) WHERE id = \(jar.id)")
+        try unit.connection.execute(
             """
             INSERT INTO tip_jar_tips (transfer_id, jar_id, from_account_id, amount, tipped_at)
-            VALUES (\(tip.transferID.description), \(jarID), \(tip.fromAccountID.description), \(tip.amount), \(time))
+            VALUES (\(tip.transferID.description), \(jarID), \(tip.fromAccountID.description), \(tip.amount), \(tip.tippedAt))
             """
         )
-        try EventLog.append([TipJarEvents.tipped(jar, tip: tip, source: source)], on: connection)
+        try unit.emit(
+            TipJarEvents.jarTipped,
+            subject: jar.id,
+            data: TipJarEvents.Tipped(jar: JarRepresentation(jar), tip: TipRepresentation(tip, asset: jar.asset))
+        )
         return .recorded(tip, jar)
     }
 
-    /// Closes up to `limit` open jars whose `closes_at` is at or before `now`, appending
-    /// `tipjar.jar.closed` for each, and returns them.
-    static func closeDue(now: LedgerTimestamp, limit: Int, source: String, on connection: any SQLConnection) throws -> [TipJar] {
+    /// Closes up to `limit` open jars whose `closes_at` is at or before the unit's time,
+    /// appending `tipjar.jar.closed` for each, and returns them.
+    static func closeDue(limit: Int, on unit: UnitOfWork) throws -> [TipJar] {
+        let (now, connection) = (unit.now, unit.connection)
         let due = try connection.query(
             selectJars + " WHERE status = 'open' AND closes_at <= \(now) ORDER BY closes_at, seq LIMIT \(limit)" + .forUpdate(connection.dialect)
         ).map(jar(from:))
@@ -84,9 +93,9 @@ enum TipJarStore {
             jar.status = .closed
             jar.closedAt = now
             try connection.execute("UPDATE tip_jar_jars SET status = 'closed', closed_at = \(now) WHERE id = \(jar.id)")
+            try unit.emit(TipJarEvents.jarClosed, subject: jar.id, data: JarRepresentation(jar))
             closed.append(jar)
         }
-        try EventLog.append(closed.map { try TipJarEvents.closed($0, source: source) }, on: connection)
         return closed
     }
 

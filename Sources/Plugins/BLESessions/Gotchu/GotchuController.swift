@@ -101,7 +101,7 @@ struct GotchuController: Sendable {
         return try await answer(context) {
             let (session, share) = try await service.resolve(eid)
             guard let cents = Int64(exactly: session.shareAmount(share)) else {
-                throw Problem.invalid("amount", "amount beyond the compatible range")
+                throw SessionRefusal.invalid("amount", "amount beyond the compatible range")
             }
             return GotchuShapes.ResolveResponse(sid: session.id, amountCents: cents, payeeDisplay: .init(name: session.payeeDisplayName))
         }
@@ -132,13 +132,13 @@ struct GotchuController: Sendable {
         return try await answer(context, sending: true) {
             do {
                 _ = try await service.pay(sid, payer: principal.userID)
-            } catch let problem as Problem where problem.code == "session_not_locked" {
+            } catch let refusal as SessionRefusal where refusal.reason == .sessionNotLocked {
                 _ = try await service.lock(sid, payer: principal.userID)
                 _ = try await service.pay(sid, payer: principal.userID)
             }
             let wallet = try await service.ledger.account(AccountID.wallet(user: principal.userID, asset: asset))
             let balance = wallet?.available ?? 0
-            guard let cents = Int64(exactly: balance) else { throw Problem.invalid("amount", "balance beyond the compatible range") }
+            guard let cents = Int64(exactly: balance) else { throw SessionRefusal.invalid("amount", "balance beyond the compatible range") }
             return GotchuShapes.SendResponse(newBalanceCents: cents)
         }
     }
@@ -148,7 +148,7 @@ struct GotchuController: Sendable {
     /// The sessions that the given payment transfers paid, by transfer id.
     private func sessionsPaid(by transfers: [TransferID]) async throws -> [TransferID: String] {
         guard !transfers.isEmpty else { return [:] }
-        return try await service.ledger.database.read { connection in
+        return try await service.database.read { connection in
             var out: [TransferID: String] = [:]
             for id in transfers {
                 if let session = try SessionStore.session(paidBy: id, on: connection) { out[id] = session }
@@ -170,24 +170,24 @@ struct GotchuController: Sendable {
     private func answer(_ context: HubRequestContext, sending: Bool = false, _ body: () async throws -> some Encodable) async throws -> Response {
         do {
             return try context.json(try await body())
-        } catch let problem as Problem {
-            let (status, message) = Self.translate(problem, sending: sending)
+        } catch let refusal as SessionRefusal {
+            let (status, message) = Self.translate(refusal, sending: sending)
             return failure(status, message, context)
         }
     }
 
-    static func translate(_ problem: Problem, sending: Bool) -> (HTTPResponse.Status, String) {
-        switch problem.code {
-        case "not_found": (.notFound, sending ? "session not found" : "not found")
-        case "eid_not_found": (.notFound, "not found")
-        case "session_expired", "lock_expired": (.gone, "expired")
-        case "session_cancelled": (.gone, "cancelled")
-        case "session_locked": (.conflict, sending ? "busy/paid" : "busy")
-        case "session_paid", "share_already_paid": (.conflict, sending ? "busy/paid" : "busy")
-        case "cannot_pay_self": (.badRequest, "cannot pay self")
-        case "insufficient_funds", "exceeds_credits": (.badRequest, "insufficient funds")
-        case "wallet_not_found": (.badRequest, "from wallet not found")
-        default: (problem.status.code >= 500 ? problem.status : .badRequest, problem.detail)
+    /// Gotchu's status and words for each refusal; the rest are a 400 with the refusal's message.
+    static func translate(_ refusal: SessionRefusal, sending: Bool) -> (HTTPResponse.Status, String) {
+        switch refusal.reason {
+        case .sessionNotFound: (.notFound, sending ? "session not found" : "not found")
+        case .eidNotFound: (.notFound, "not found")
+        case .sessionExpired, .lockExpired: (.gone, "expired")
+        case .sessionCancelled: (.gone, "cancelled")
+        case .sessionLocked, .sessionPaid, .shareAlreadyPaid: (.conflict, sending ? "busy/paid" : "busy")
+        case .cannotPaySelf: (.badRequest, "cannot pay self")
+        case .insufficientFunds: (.badRequest, "insufficient funds")
+        case .walletNotFound: (.badRequest, "from wallet not found")
+        case .sessionNotLocked, .ledgerRefused, .invalidField, .assetNotFound: (.badRequest, refusal.message)
         }
     }
 
