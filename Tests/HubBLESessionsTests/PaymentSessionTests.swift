@@ -8,17 +8,30 @@ struct PaymentSessionTests {
     static func session(amount: UInt128, shares: Int) -> PaymentSession {
         let now = LedgerTimestamp(nanoseconds: 1)
         return PaymentSession(
-            id: "s", payeeID: UserID(rawValue: 1), payeeAccountID: AccountID(rawValue: 2), payeeDisplayName: "P",
-            asset: AssetCode("EUR")!, amount: amount, splitMode: shares == 1 ? .single : .equal, shares: shares,
-            paidShares: 0, heldShares: 0, status: .advertising, eid: EphemeralID(hex: "0102030405")!, eidIssuedAt: now,
-            createdAt: now, expiresAt: now, endedAt: nil
+            id: "s",
+            payeeID: UserID(rawValue: 1),
+            payeeAccountID: AccountID(rawValue: 2),
+            payeeDisplayName: "P",
+            asset: AssetCode("EUR")!,
+            amount: amount,
+            splitMode: shares == 1 ? .single : .equal,
+            shares: shares,
+            paidShares: 0,
+            heldShares: 0,
+            status: .advertising,
+            eid: EphemeralID(hex: "0102030405")!,
+            eidIssuedAt: now,
+            createdAt: now,
+            expiresAt: now,
+            endedAt: nil
         )
     }
 
     @Test("equal shares add up to the amount exactly and differ by at most one unit")
     func sharesAreExact() {
         var generator = SystemRandomNumberGenerator()
-        let amounts: [UInt128] = [2, 3, 7, 100, 1001, UInt128.max, UInt128.max - 1] + (0..<200).map { _ in UInt128(UInt64.random(in: 2...1_000_000, using: &generator)) }
+        let amounts: [UInt128] =
+            [2, 3, 7, 100, 1001, UInt128.max, UInt128.max - 1] + (0..<200).map { _ in UInt128(UInt64.random(in: 2...1_000_000, using: &generator)) }
         for amount in amounts {
             for shares in [2, 3, 7, 10, 99, 100] where amount >= UInt128(shares) {
                 let session = Self.session(amount: amount, shares: shares)

@@ -31,7 +31,8 @@ extension Advertisement {
             }
             guard offset + length < bytes.count else {
                 throw AdvertisementParseError(
-                    reason: "the AD structure at offset \(offset) claims \(length) octets but only \(bytes.count - offset - 1) follow (truncated data)"
+                    reason:
+                        "the AD structure at offset \(offset) claims \(length) octets but only \(bytes.count - offset - 1) follow (truncated data)"
                 )
             }
             structures.append(Structure(type: bytes[offset + 1], data: bytes[(offset + 2)..<(offset + 1 + length)]))
