@@ -115,6 +115,6 @@ extension PluginContext {
     /// ``Ledger/respond(as:_:)`` as this plugin: a unit of work answering an HTTP request, with the
     /// request's `Idempotency-Key` recorded in it.
     public func respond(_ body: @escaping @Sendable (UnitOfWork) throws -> HTTPReply) async throws -> Response {
-        try await ledger.respond(as: unitOwner, body)
+        try await kernelLedger.respond(as: unitOwner, body)
     }
 }

@@ -13,7 +13,10 @@ public import Metrics
 /// streams and webhooks are told after the commit. ``database`` reads and cannot write.
 public struct PluginContext: Sendable {
     public let pluginID: String
-    public let ledger: Ledger
+    /// The ledger's reads and the rail's set-up calls; no write path (``RailLedger``).
+    public let ledger: RailLedger
+    /// The kernel's ledger, for the units of work this context runs.
+    let kernelLedger: Ledger
     /// The rail's reads: `database.read { connection in … }`. There is no `write`: changes go
     /// through ``write(_:)``.
     public let database: DatabaseReader
@@ -39,7 +42,8 @@ public struct PluginContext: Sendable {
         developmentLogin: Bool = false
     ) {
         self.pluginID = pluginID
-        self.ledger = ledger
+        self.ledger = RailLedger(ledger, railID: pluginID)
+        self.kernelLedger = ledger
         self.database = DatabaseReader(ledger.database)
         self.events = events
         self.identity = identity
@@ -66,7 +70,7 @@ public struct PluginContext: Sendable {
     /// Runs `body` as one unit of work of this plugin (see ``Ledger/write(as:_:)``): its rows, ledger
     /// transfers and events commit together or not at all.
     public func write<Result: Sendable>(_ body: @escaping @Sendable (UnitOfWork) throws -> Result) async throws -> Result {
-        try await ledger.write(as: unitOwner, body)
+        try await kernelLedger.write(as: unitOwner, body)
     }
 }
 

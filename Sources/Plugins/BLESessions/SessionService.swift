@@ -11,7 +11,7 @@ struct SessionService: Sendable {
     let context: PluginContext
     let configuration: BLESessionsConfiguration
 
-    var ledger: Ledger { context.ledger }
+    var ledger: RailLedger { context.ledger }
     var database: DatabaseReader { context.database }
     var identity: Identity { context.identity }
     var clock: LedgerClock { context.clock }
