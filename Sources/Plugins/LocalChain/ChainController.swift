@@ -120,11 +120,7 @@ struct ChainController: Sendable {
 
     func setStatus(_ status: LocalChain.Status, _ request: Request, _ context: HubRequestContext) async throws -> Response {
         let chain = try await manageableChain(context)
-        do {
-            return try context.json(ChainRepresentation(try await service.setStatus(status, chainID: chain.chainID)))
-        } catch let rejection as TransactionRejection {
-            throw Problem(.conflict, code: rejection.code, detail: rejection.message)
-        }
+        return try context.json(ChainRepresentation(try await service.setStatus(status, chainID: chain.chainID)))
     }
 
     struct GrantRequest: Decodable {
@@ -179,9 +175,9 @@ struct ChainController: Sendable {
     func rejectionsAsProblems<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let rejection as TransactionRejection {
-            if rejection.code == "chain_not_found" { throw Problem.notFound("chain") }
-            throw Problem(.unprocessableContent, code: rejection.code, detail: rejection.message)
+        } catch let rejection as TransactionRejection where rejection.code == "chain_not_found" {
+            // The hub's one answer for an unknown resource in a path (the kernel's `not_found`).
+            throw Problem.notFound("chain")
         } catch ChainService.Failure.requestIDReused(let field) {
             throw Self.requestIDReused(field)
         }

@@ -164,7 +164,11 @@ struct ChainService: Sendable {
                 throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
             }
             if chain.status == status { return chain }
-            guard chain.status != .closed else { throw TransactionRejection("chain_closed", "chain \(chainID) is closed for good") }
+            // A management call against the chain's state: a conflict (a transaction sent to a
+            // closed chain is refused by the intake instead).
+            guard chain.status != .closed else {
+                throw TransactionRejection("chain_closed", "chain \(chainID) is closed for good", kind: .conflict)
+            }
             chain.status = status
             try LocalChainStore.setStatus(status, chainID: chainID, on: connection)
             try tx.append([LocalChainEvents.statusChanged(chain, source: source, time: now)])

@@ -56,7 +56,8 @@ struct EthereumRPC: Sendable {
             do {
                 return try await intake.submit(raw, chainID: chainID).hash
             } catch let rejection as TransactionRejection {
-                throw RPCError(code: -32000, message: rejection.message, data: rejection.code)
+                // EIP-1474's codes by kind, as the kernel maps every domain error.
+                throw RPCError(code: rejection.kind.jsonRPCCode, message: rejection.message, data: rejection.code)
             }
         case "eth_getTransactionByHash": return try await transaction(Self.hash(params, 0), chainID: chainID) ?? NSNull()
         case "eth_getTransactionReceipt": return try await receipt(Self.hash(params, 0), chainID: chainID) ?? NSNull()

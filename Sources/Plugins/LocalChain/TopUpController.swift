@@ -121,8 +121,6 @@ struct TopUpController: Sendable {
             )
         } catch let failure as ChainService.TopUpFailure {
             throw Self.problem(failure)
-        } catch let rejection as TransactionRejection {
-            throw Problem(rejection.code == "chain_not_found" ? .notFound : .unprocessableContent, code: rejection.code, detail: rejection.message)
         } catch ChainService.Failure.requestIDReused(let field) {
             throw ChainController.requestIDReused(field)
         }
@@ -156,8 +154,6 @@ struct TopUpController: Sendable {
             return try context.json(Receipt(hash: hash, amount: String(value), paid: String(pay), asset: rate.asset.rawValue), status: .accepted)
         } catch let failure as ChainService.TopUpFailure {
             throw Self.problem(failure)
-        } catch let rejection as TransactionRejection {
-            throw Problem(rejection.code == "chain_not_found" ? .notFound : .unprocessableContent, code: rejection.code, detail: rejection.message)
         }
     }
 

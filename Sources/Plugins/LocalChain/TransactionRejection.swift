@@ -1,15 +1,23 @@
-/// Why a transaction was refused. Nothing was stored: the same bytes may be sent again once the
-/// cause is gone (a nonce gap filled, a top-up received).
-struct TransactionRejection: Error, Sendable, Equatable, CustomStringConvertible {
+import HubKernel
+
+/// Why a transaction (or a chain operation) was refused. Nothing was stored: the same bytes may
+/// be sent again once the cause is gone (a nonce gap filled, a top-up received). A ``HubError``:
+/// the kernel turns its kind into the HTTP status and the JSON-RPC error code, in one place.
+struct TransactionRejection: HubError, Equatable, CustomStringConvertible {
     /// A stable machine code (`wrong_chain_id`, `nonce_too_low`, …).
     var code: String
     var message: String
+    var kind: HubErrorKind
 
-    init(_ code: String, _ message: String) {
+    /// `kind` defaults by code: an unknown chain is not found, anything else is refused by the
+    /// chain's rules.
+    init(_ code: String, _ message: String, kind: HubErrorKind? = nil) {
         self.code = code
         self.message = message
+        self.kind = kind ?? (code == "chain_not_found" ? .notFound : .refused)
     }
 
+    var errorCode: String { code }
     var description: String { "\(code): \(message)" }
 
     static let maxRawBytes = 8 * 1024

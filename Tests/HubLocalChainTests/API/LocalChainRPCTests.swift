@@ -90,7 +90,7 @@ struct LocalChainRPCTests {
             #expect(code(try await api.call(chainID, "eth_sendRawTransaction", ["0xzz"])) == -32602)
             let wrongChain = try signedTransfer(TestKeys.alice, chainID: 1, nonce: 0, to: TestKeys.address(TestKeys.bob), value: 1)
             let refused = try await api.call(chainID, "eth_sendRawTransaction", [Hex.encode(wrongChain.raw)])
-            #expect(code(refused) == -32000)
+            #expect(code(refused) == -32003)  // EIP-1474: transaction rejected
             #expect((refused["error"] as? [String: Any])?["data"] as? String == "wrong_chain_id")
             #expect(try await api.poolCount(chainID) == 0)
 
