@@ -4,7 +4,7 @@
 ARGS ?=
 
 .DEFAULT_GOAL := build
-.PHONY: test contract-test browser-test security-attacks run bench-ledger bench-http bench-ble-sessions bench-chainkit build format
+.PHONY: test contract-test browser-test security-attacks run bench-ledger bench-http bench-ble-sessions bench-chainkit build format lint
 
 test:
 	bash scripts/test.sh $(ARGS)
@@ -34,8 +34,13 @@ bench-ble-sessions:
 build:
 	swift build
 
+# Rewrites files in place to the style of .swift-format.
 format:
-	swift format lint -r Sources Tests
+	swift format format -i -r Sources Tests bench fuzz
+
+# The style check CI runs: any warning fails.
+lint:
+	swift format lint --strict -r Sources Tests bench fuzz
 
 bench-chainkit:
 	bash scripts/bench-chainkit.sh

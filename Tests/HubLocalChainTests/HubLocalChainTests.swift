@@ -14,7 +14,15 @@ struct LocalChainValidationTests {
     static func legacy(chainID: UInt64? = chainID, nonce: UInt64 = 0, value: UInt64 = 5, to: EthereumAddress? = bob, data: [UInt8] = [])
         throws -> [UInt8]
     {
-        var tx = EthereumTransaction(envelope: .legacy, chainID: chainID ?? 1, nonce: nonce, gasLimit: 21_000, to: to, value: UInt256(value), data: data)
+        var tx = EthereumTransaction(
+            envelope: .legacy,
+            chainID: chainID ?? 1,
+            nonce: nonce,
+            gasLimit: 21_000,
+            to: to,
+            value: UInt256(value),
+            data: data
+        )
         if chainID == nil {
             // Pre-EIP-155: sign the six-field payload with v = 27/28 by hand (ChainKit refuses to make one).
             tx.chainID = nil
@@ -90,7 +98,15 @@ struct LocalChainValidationTests {
     }
 
     static func entry(_ sender: EthereumAddress, _ recipient: EthereumAddress, nonce: UInt64, value: UInt128, seq: Int64) -> PoolEntry {
-        PoolEntry(seq: seq, hash: Hex.encode(Keccak256.hash(Array("\(sender)\(nonce)".utf8))), sender: sender, recipient: recipient, nonce: nonce, value: value, raw: [UInt8(seq)])
+        PoolEntry(
+            seq: seq,
+            hash: Hex.encode(Keccak256.hash(Array("\(sender)\(nonce)".utf8))),
+            sender: sender,
+            recipient: recipient,
+            nonce: nonce,
+            value: value,
+            raw: [UInt8(seq)]
+        )
     }
 
     @Test("execution: nonces in order (gaps wait), balances checked, recipients created, the validator issues")
@@ -118,7 +134,10 @@ struct LocalChainValidationTests {
         #expect(Set(plan.created) == [validator, a, b])
         let transfers = BlockExecutor.ledgerTransfers(plan, asset: AssetCode("EVT-1")!, chainID: 1)
         #expect(transfers.count == 3)
-        #expect(transfers[0].action == .post(debit: issuance, credit: LocalChainIDs.ledgerAccount(chainID: 1, address: a), amount: 100, asset: AssetCode("EVT-1")!))
+        #expect(
+            transfers[0].action
+                == .post(debit: issuance, credit: LocalChainIDs.ledgerAccount(chainID: 1, address: a), amount: 100, asset: AssetCode("EVT-1")!)
+        )
         // The limit holds.
         let small = BlockExecutor.plan(pool: pool, state: [:], chainID: 1, validator: validator, issuanceAccount: issuance, limit: 2)
         #expect(small.included.count == 2)
@@ -143,7 +162,10 @@ struct LocalChainConfigurationTests {
         let defaults = try LocalChainConfiguration(PluginConfig(json: "{}"), environment: [:])
         #expect(defaults.keyFile == "var/localchain.key" && defaults.relay == nil && defaults.syncListen == nil)
         let relay = try LocalChainConfiguration(
-            PluginConfig(json: #"{"sync_listen": "127.0.0.1:9101", "relay": {"upstream": "http://a:1/", "upstream_sync": "ws://a:2", "chains": [5], "genesis": {"5": "0x\#(String(repeating: "AB", count: 32))"}}}"#),
+            PluginConfig(
+                json:
+                    #"{"sync_listen": "127.0.0.1:9101", "relay": {"upstream": "http://a:1/", "upstream_sync": "ws://a:2", "chains": [5], "genesis": {"5": "0x\#(String(repeating: "AB", count: 32))"}}}"#
+            ),
             environment: ["HUB_LOCALCHAIN_KEY_FILE": "/tmp/k"]
         )
         #expect(relay.keyFile == "/tmp/k")
@@ -155,6 +177,8 @@ struct LocalChainConfigurationTests {
         #expect(field(#"{"sync_listen": "nope"}"#) == "sync_listen")
         #expect(field(#"{"relay": {"upstream": "ftp://a", "upstream_sync": "ws://a", "chains": [1]}}"#) == "relay.upstream")
         #expect(field(#"{"relay": {"upstream": "http://a", "upstream_sync": "ws://a", "chains": []}}"#) == "relay.chains")
-        #expect(field(#"{"relay": {"upstream": "http://a", "upstream_sync": "ws://a", "chains": [1], "genesis": {"2": "0x00"}}}"#) == "relay.genesis.2")
+        #expect(
+            field(#"{"relay": {"upstream": "http://a", "upstream_sync": "ws://a", "chains": [1], "genesis": {"2": "0x00"}}}"#) == "relay.genesis.2"
+        )
     }
 }

@@ -43,8 +43,14 @@ report("sr25519_verify", "ops/s", rate { _ = Sr25519.verify(srSignature, message
 
 // RLP decode: a list of 1,000 signed EIP-1559 transactions (~110 KB).
 let transaction = try EthereumTransaction(
-    envelope: .dynamicFee, chainID: 1, nonce: 7, maxPriorityFeePerGas: UInt256(1_000_000_000), maxFeePerGas: UInt256(30_000_000_000),
-    gasLimit: 21_000, to: EthereumAddress("0x3535353535353535353535353535353535353535"), value: UInt256(decimal: "1000000000000000000")
+    envelope: .dynamicFee,
+    chainID: 1,
+    nonce: 7,
+    maxPriorityFeePerGas: UInt256(1_000_000_000),
+    maxFeePerGas: UInt256(30_000_000_000),
+    gasLimit: 21_000,
+    to: EthereumAddress("0x3535353535353535353535353535353535353535"),
+    value: UInt256(decimal: "1000000000000000000")
 ).signed(privateKey: privateKey)
 let rlpBlock = RLP.encode(.list(Array(repeating: RLPItem.bytes(transaction.raw), count: 1000)))
 let rlpRate = try rate { _ = try RLP.decode(rlpBlock) }

@@ -114,7 +114,13 @@ enum BlockImporter {
         try LocalChainStore.insert(stored, chainID: chainID, on: connection)
         try LocalChainStore.insert(transactions, chainID: chainID, on: connection)
         try LocalChainStore.upsert(plan.touched.map { plan.state[$0]! }, chainID: chainID, on: connection)
-        try LocalChainStore.setHead(chainID: chainID, number: header.number, hash: hash, timeMs: Int64(clamping: header.timestamp) * 1000, on: connection)
+        try LocalChainStore.setHead(
+            chainID: chainID,
+            number: header.number,
+            hash: hash,
+            timeMs: Int64(clamping: header.timestamp) * 1000,
+            on: connection
+        )
         var events = [try LocalChainEvents.blockSealed(stored, block, chainID: chainID, source: source, time: now)]
         for transaction in transactions { events.append(try LocalChainEvents.sealed(transaction, chainID: chainID, source: source, time: now)) }
         try unit.append(events)
@@ -123,7 +129,9 @@ enum BlockImporter {
 
     /// The genesis names the validator and records the event; it must be self-consistent and
     /// signed by the validator it names.
-    static func importGenesis(_ block: LocalChainBlock, chainID: UInt64, upstream: String, source: String, now: LedgerTimestamp, in unit: UnitOfWork) throws {
+    static func importGenesis(_ block: LocalChainBlock, chainID: UInt64, upstream: String, source: String, now: LedgerTimestamp, in unit: UnitOfWork)
+        throws
+    {
         let connection = unit.connection
         let header = block.header.header
         guard header.parentHash == [UInt8](repeating: 0, count: 32), block.transactions.isEmpty,
@@ -170,7 +178,14 @@ enum BlockImporter {
         )
         try LocalChainStore.insert(chain, on: connection)
         try LocalChainStore.insert(
-            StoredBlock(number: 0, hash: hash, parentHash: Hex.encode(header.parentHash), timestamp: header.timestamp, transactionCount: 0, data: Zstd.compress(block.encoded)),
+            StoredBlock(
+                number: 0,
+                hash: hash,
+                parentHash: Hex.encode(header.parentHash),
+                timestamp: header.timestamp,
+                transactionCount: 0,
+                data: Zstd.compress(block.encoded)
+            ),
             chainID: chainID,
             on: connection
         )

@@ -66,7 +66,10 @@ struct JSONRPCEndpoint: Sendable {
         let id = object["id"]
         let validID = id == nil || id is String || id is NSNull || id is NSNumber
         guard object["jsonrpc"] as? String == "2.0", let method = object["method"] as? String, validID else {
-            return Self.failure(id: validID ? (id ?? NSNull()) : NSNull(), RPCError(code: -32600, message: "expected {\"jsonrpc\": \"2.0\", \"method\", \"id\"}"))
+            return Self.failure(
+                id: validID ? (id ?? NSNull()) : NSNull(),
+                RPCError(code: -32600, message: "expected {\"jsonrpc\": \"2.0\", \"method\", \"id\"}")
+            )
         }
         let params: [Any]
         switch object["params"] {

@@ -1,5 +1,6 @@
 import ChainKit
 import Foundation
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
@@ -28,7 +29,10 @@ enum TransactionForwarder {
         do {
             (data, response) = try await URLSession.shared.data(for: request)
         } catch {
-            throw TransactionRejection("upstream_unavailable", "the upstream hub cannot be reached to forward the transaction: \(error.localizedDescription)")
+            throw TransactionRejection(
+                "upstream_unavailable",
+                "the upstream hub cannot be reached to forward the transaction: \(error.localizedDescription)"
+            )
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         let answer = try? JSONDecoder().decode(Answer.self, from: data)

@@ -37,11 +37,19 @@ struct LocalChainRelayTests {
             #expect(blocks.count == Int(host.headNumber) + 1)
             let key = try ValidatorKeyVault(path: keyFile).open(host.sealedKey, chainID: chainID)
 
-            try await withLedger(on: backend, railMigrations: [(group: MigrationGroup("localchain"), migrations: LocalChainMigrations.all)]) { ledger in
+            try await withLedger(on: backend, railMigrations: [(group: MigrationGroup("localchain"), migrations: LocalChainMigrations.all)]) {
+                ledger in
                 let relay = ledger.database
                 func receive(_ block: LocalChainBlock) async throws -> BlockImporter.Outcome {
                     try await ledger.write(as: .rail("localchain")) {
-                        try BlockImporter.importBlock(block, chainID: chainID, upstream: "http://upstream", source: "/rails/localchain", now: LedgerTimestamp(nanoseconds: 1), in: $0)
+                        try BlockImporter.importBlock(
+                            block,
+                            chainID: chainID,
+                            upstream: "http://upstream",
+                            source: "/rails/localchain",
+                            now: LedgerTimestamp(nanoseconds: 1),
+                            in: $0
+                        )
                     }
                 }
                 // Out of order: nothing before the genesis.
@@ -50,8 +58,13 @@ struct LocalChainRelayTests {
                 await #expect(throws: BlockImporter.Rejection.self) {
                     _ = try await ledger.write(as: .rail("localchain")) {
                         try BlockImporter.importBlock(
-                            blocks[0], chainID: chainID, upstream: "http://upstream", expectedGenesis: Hex.encode([UInt8](repeating: 1, count: 32)),
-                            source: "/rails/localchain", now: LedgerTimestamp(nanoseconds: 1), in: $0
+                            blocks[0],
+                            chainID: chainID,
+                            upstream: "http://upstream",
+                            expectedGenesis: Hex.encode([UInt8](repeating: 1, count: 32)),
+                            source: "/rails/localchain",
+                            now: LedgerTimestamp(nanoseconds: 1),
+                            in: $0
                         )
                     }
                 }
