@@ -55,7 +55,7 @@ def rlp_create_address(sender, nonce):
 class Script:
     """Builds a case's transactions, tracking each sender's nonce as the engines will."""
 
-    def __init__(self, name, gas=5_000_000):
+    def __init__(self, name, gas=10_000_000):
         self.name = name
         self.gas = gas
         self.pre = {address: {"balance": hex(10**24), "nonce": 0, "code": "0x", "storage": {}} for address in (SENDER, ALICE, BOB)}
@@ -124,6 +124,7 @@ def batch_case(count=40):
     s.call(batch, "Batch", "transfers(address,uint256)", token, count)
     s.call(batch, "Batch", "mints(address,uint256)", nft, count)
     s.call(batch, "Batch", "compute(uint256)", count)
+    s.call(batch, "Batch", "copies(address,uint256)", token, 3)
     return s.case()
 
 

@@ -52,6 +52,24 @@ public struct StandaloneCase: Codable, Sendable, Hashable {
     /// - Throws: ``EVMError/invalidInput(_:)`` when a field is malformed. A transaction the engine
     ///   refuses is an outcome (status `invalid`), not an error.
     public func run() throws(EVMError) -> StandaloneOutcome {
+        var state = try preState()
+        let executor = TransactionExecutor(block: try blockEnvironment())
+        var results: [StandaloneOutcome.TxResult] = []
+        var blockGasUsed: UInt64 = 0
+        for transaction in try transactions() {
+            do {
+                let receipt = try executor.execute(transaction, on: &state, blockGasUsed: blockGasUsed)
+                blockGasUsed += receipt.gasUsed
+                results.append(StandaloneOutcome.TxResult(receipt))
+            } catch {
+                results.append(StandaloneOutcome.TxResult(status: .invalid, error: error.description))
+            }
+        }
+        return StandaloneOutcome(name: name, results: results, accounts: StandaloneOutcome.accounts(of: state))
+    }
+
+    /// `pre` as a state.
+    public func preState() throws(EVMError) -> InMemoryState {
         var state = InMemoryState()
         for (text, account) in pre {
             let address = try Address(hex: text)
@@ -67,7 +85,26 @@ public struct StandaloneCase: Codable, Sendable, Hashable {
             }
             if !slots.isEmpty { state.storage[address] = slots }
         }
-        let environment = BlockEnvironment(
+        return state
+    }
+
+    /// `state` written as `pre` (the inverse of ``preState()``), to hand a state to another engine.
+    public static func accounts(of state: InMemoryState) -> [String: AccountState] {
+        var accounts: [String: AccountState] = [:]
+        for (address, account) in state.accounts {
+            let slots = state.storage[address] ?? [:]
+            accounts[address.description] = AccountState(
+                balance: account.balance.hexString,
+                nonce: account.nonce,
+                code: Hex.encode(account.code),
+                storage: Dictionary(uniqueKeysWithValues: slots.map { ($0.key.hexString, $0.value.hexString) })
+            )
+        }
+        return accounts
+    }
+
+    public func blockEnvironment() throws(EVMError) -> BlockEnvironment {
+        BlockEnvironment(
             number: block.number,
             timestamp: block.timestamp,
             coinbase: try Address(hex: block.coinbase),
@@ -76,29 +113,25 @@ public struct StandaloneCase: Codable, Sendable, Hashable {
             prevRandao: try U256(hex: block.prevRandao),
             chainID: U256(block.chainId)
         )
-        let executor = TransactionExecutor(block: environment)
-        var results: [StandaloneOutcome.TxResult] = []
-        var blockGasUsed: UInt64 = 0
+    }
+
+    public func transactions() throws(EVMError) -> [Transaction] {
+        var transactions: [Transaction] = []
         for tx in txs {
-            let transaction = Transaction(
-                kind: .legacy,
-                sender: try Address(hex: tx.sender),
-                to: try tx.to.map { text throws(EVMError) in try Address(hex: text) },
-                nonce: tx.nonce,
-                gasLimit: tx.gasLimit,
-                value: try U256(hex: tx.value),
-                data: try Self.bytes(tx.data),
-                gasPrice: try U256(hex: tx.gasPrice)
+            transactions.append(
+                Transaction(
+                    kind: .legacy,
+                    sender: try Address(hex: tx.sender),
+                    to: try tx.to.map { text throws(EVMError) in try Address(hex: text) },
+                    nonce: tx.nonce,
+                    gasLimit: tx.gasLimit,
+                    value: try U256(hex: tx.value),
+                    data: try Self.bytes(tx.data),
+                    gasPrice: try U256(hex: tx.gasPrice)
+                )
             )
-            do {
-                let receipt = try executor.execute(transaction, on: &state, blockGasUsed: blockGasUsed)
-                blockGasUsed += receipt.gasUsed
-                results.append(StandaloneOutcome.TxResult(receipt))
-            } catch {
-                results.append(StandaloneOutcome.TxResult(status: .invalid, error: error.description))
-            }
         }
-        return StandaloneOutcome(name: name, results: results, accounts: StandaloneOutcome.accounts(of: state))
+        return transactions
     }
 
     static func bytes(_ text: String) throws(EVMError) -> [UInt8] {

@@ -32,3 +32,10 @@ def compute(rounds: uint256) -> bytes32:
         x = uint256_addmod(x, convert(h, uint256), 2**255 - 19) ^ unsafe_div(x, i + 1)
         h = keccak256(concat(h, convert(x, bytes32)))
     return h
+
+
+@external
+def copies(target: address, count: uint256):
+    # Contract creation: CREATE of a copy of `target`'s code, `count` times (code deposit and hashing).
+    for i: uint256 in range(count, bound=100000):
+        created: address = create_copy_of(target)
