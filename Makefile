@@ -4,10 +4,13 @@
 ARGS ?=
 
 .DEFAULT_GOAL := build
-.PHONY: test contract-test browser-test security-attacks run bench-ledger bench-http bench-ble-sessions bench-chainkit build format lint
+.PHONY: test evm-difftest bench-evm contract-test browser-test security-attacks run bench-ledger bench-http bench-ble-sessions bench-chainkit build format lint
 
 test:
 	bash scripts/test.sh $(ARGS)
+
+evm-difftest:
+	bash scripts/evm-difftest.sh $(ARGS)
 
 contract-test:
 	bash scripts/contract-test.sh $(ARGS)
@@ -47,3 +50,6 @@ bench-chainkit:
 
 bench-localchain:
 	bash scripts/bench-localchain.sh
+
+bench-evm:
+	bash scripts/bench-evm.sh

@@ -178,6 +178,13 @@ let package = Package(
             path: "bench/ChainKitBench",
             swiftSettings: swiftSettings
         ),
+        // EVMKit in gas per second beside revm (`make bench-evm`, scripts/bench-evm.sh).
+        .executableTarget(
+            name: "EVMBench",
+            dependencies: ["EVMKit"],
+            path: "bench/EVMBench",
+            swiftSettings: swiftSettings
+        ),
         // A child process for the crash test: writes transfers and reports each acknowledged one.
         .executableTarget(
             name: "LedgerCrashWriter",

@@ -7,8 +7,8 @@ import Foundation
 struct EVMCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "evm",
-        abstract: "The EVM engine (EVMKit): conformance runs.",
-        subcommands: [EVMBlocktest.self]
+        abstract: "The EVM engine (EVMKit): conformance and differential runs.",
+        subcommands: [EVMBlocktest.self, EVMRun.self]
     )
 }
 
