@@ -173,15 +173,18 @@ struct SessionService: Sendable {
             if session.expiresAt <= now { return .refused(SessionRefusal.expired(session)) }
             guard payer != session.payeeID else { return .refused(SessionRefusal.cannotPaySelf()) }
             let locks = try SessionStore.locks(session: sessionID, on: tx.connection)
+            var releasedLapsedLock = false
             if let mine = locks.first(where: { $0.payerID == payer && $0.state == .held }) {
                 if mine.expiresAt > now { return .done((session, mine)) }
                 // Lapsed but not yet swept: release it here and take a fresh lock below.
                 try Self.expire(mine, of: &session, at: now, on: tx, source: source)
+                releasedLapsedLock = true
             }
             if locks.contains(where: { $0.payerID == payer && $0.state == .paid }) {
                 return .refused(SessionRefusal.shareAlreadyPaid())
             }
-            let current = try SessionStore.locks(session: sessionID, on: tx.connection)
+            // Read again only if releasing a lapsed lock changed them (one query less per lock).
+            let current = releasedLapsedLock ? try SessionStore.locks(session: sessionID, on: tx.connection) : locks
             guard let share = Self.freeShare(of: session, locks: current) else { return .refused(SessionRefusal.busy()) }
 
             let amount = session.shareAmount(share)
