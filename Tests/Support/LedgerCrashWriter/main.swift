@@ -24,8 +24,11 @@ guard arguments.count == 2 else {
 
 let database = try await Database.open(try DatabaseURL(arguments[1]))
 try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
-// The units' own table (a rail's, in effect); created once, whoever starts first.
+// The units' own table (a rail's, in effect); created once, whoever starts first. Under the
+// migrations' lock: two processes' `CREATE TABLE IF NOT EXISTS` race on PostgreSQL (both pass the
+// check, one fails on pg_type's unique index).
 try await database.write { connection in
+    if connection.dialect == .postgres { try connection.execute("SELECT pg_advisory_xact_lock(7041532)") }
     try connection.executeScript(connection.dialect.ddl("CREATE TABLE IF NOT EXISTS crash_notes (transfer_id {id} PRIMARY KEY, note TEXT NOT NULL)"))
 }
 let ledger = Ledger(database: database, logger: Logger(label: "crash-writer"))
