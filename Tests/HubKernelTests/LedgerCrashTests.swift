@@ -98,14 +98,9 @@ struct LedgerCrashTests {
 
     /// As above, with the ids acknowledged as units of work apart too.
     func runAndKillReporting(url: DatabaseURL, afterAcks: Int) async throws -> (all: [TransferID], units: [TransferID]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.writerPath)
-        process.arguments = [urlText(url)]
-        let output = Pipe()
-        process.standardOutput = output
-        try ChildProcess.start(process)
-        let handle = output.fileHandleForReading
-        let pid = process.processIdentifier
+        let child = try SpawnedChild.start(Self.writerPath, [urlText(url)])
+        let handle = child.output
+        let pid = child.pid
         let (ids, units): ([TransferID], [TransferID]) = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var buffer = [UInt8]()
@@ -133,8 +128,7 @@ struct LedgerCrashTests {
                 continuation.resume(returning: (ids, units))
             }
         }
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal, "the writer should have been killed, not exited")
+        #expect(child.waitUntilExit(), "the writer should have been killed, not exited")
         return (ids, units)
     }
 
