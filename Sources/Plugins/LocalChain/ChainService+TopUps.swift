@@ -29,7 +29,7 @@ extension ChainService {
         let result = try await context.write { tx -> (String, UInt128, TopUpRate) in
             let connection = tx.connection
             guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
-                throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
+                throw TransactionRejection.chainNotFound(chainID)
             }
             guard let rate = try LocalChainStore.topUpRate(chainID: chainID, on: connection) else { throw TopUpFailure.noRate }
             guard let cost = rate.cost(of: amount), cost > 0 else { throw TopUpFailure.notExact }
@@ -58,7 +58,6 @@ extension ChainService {
                 vault: vault,
                 configuration: configuration,
                 source: source,
-                now: tx.now,
                 in: tx
             )
             try LocalChainStore.insert(
@@ -89,7 +88,7 @@ extension ChainService {
         let result = try await context.write { tx -> (String, UInt128, TopUpRate) in
             let connection = tx.connection
             guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
-                throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
+                throw TransactionRejection.chainNotFound(chainID)
             }
             guard let rate = try LocalChainStore.topUpRate(chainID: chainID, on: connection) else { throw TopUpFailure.noRate }
             guard validated.recipient == chain.validator else {
@@ -104,7 +103,6 @@ extension ChainService {
                 chainID: chainID,
                 configuration: configuration,
                 source: source,
-                now: tx.now,
                 allowValidator: true,
                 in: tx
             )
@@ -137,7 +135,6 @@ extension ChainService {
         vault: ValidatorKeyVault,
         configuration: LocalChainConfiguration,
         source: String,
-        now: LedgerTimestamp,
         in unit: UnitOfWork
     ) throws -> TransactionIntake.Outcome {
         let nonce = try TransactionIntake.nextValidatorNonce(chain, on: unit.connection)
@@ -157,7 +154,6 @@ extension ChainService {
             chainID: chain.chainID,
             configuration: configuration,
             source: source,
-            now: now,
             allowValidator: true,
             in: unit
         )

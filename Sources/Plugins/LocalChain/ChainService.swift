@@ -127,7 +127,7 @@ struct ChainService: Sendable {
         let outcome = try await context.write { tx -> TransactionIntake.Outcome in
             let connection = tx.connection
             guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
-                throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
+                throw TransactionRejection.chainNotFound(chainID)
             }
             if let requestID, let prior = try LocalChainStore.request(.grant, id: requestID, chainID: chainID, on: connection) {
                 if let field = prior.firstDifference(from: fields) { throw Failure.requestIDReused(field: field) }
@@ -140,7 +140,6 @@ struct ChainService: Sendable {
                 vault: vault,
                 configuration: configuration,
                 source: source,
-                now: tx.now,
                 in: tx
             )
             if let requestID {
@@ -161,7 +160,7 @@ struct ChainService: Sendable {
         let chain = try await context.write { tx -> LocalChain in
             let connection = tx.connection
             guard var chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
-                throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
+                throw TransactionRejection.chainNotFound(chainID)
             }
             if chain.status == status { return chain }
             // A management call against the chain's state: a conflict (a transaction sent to a

@@ -50,15 +50,7 @@ struct EthereumRPC: Sendable {
             return RPCFormat.quantity(try await estimateGas(call, chainID: chainID))
         case "eth_feeHistory": return try await feeHistory(params, chainID: chainID)
         case "eth_sendRawTransaction":
-            guard let text = params.first as? String, let raw = try? Hex.decode(text) else {
-                throw RPCError.invalidParams("eth_sendRawTransaction takes the signed transaction as 0x hex")
-            }
-            do {
-                return try await intake.submit(raw, chainID: chainID).hash
-            } catch let rejection as TransactionRejection {
-                // EIP-1474's codes by kind, as the kernel maps every domain error.
-                throw RPCError(code: rejection.kind.jsonRPCCode, message: rejection.message, data: rejection.code)
-            }
+            return try await intake.submit(try Self.rawTransaction(params), chainID: chainID).hash
         case "eth_getTransactionByHash": return try await transaction(Self.hash(params, 0), chainID: chainID) ?? NSNull()
         case "eth_getTransactionReceipt": return try await receipt(Self.hash(params, 0), chainID: chainID) ?? NSNull()
         case "eth_getBlockByNumber":
@@ -83,6 +75,38 @@ struct EthereumRPC: Sendable {
         default:
             throw RPCError(code: -32601, message: "the method \(method) does not exist or is not available on this chain")
         }
+    }
+
+    /// Consecutive `eth_sendRawTransaction` calls of a batch (their `params`), as one intake
+    /// batch: recovered in parallel, stored in one unit of work, in order. One result per call.
+    func sendRawTransactions(_ calls: [[Any]], chainID: UInt64) async -> [Result<Any, any Error>] {
+        var results = [Result<Any, any Error>](repeating: .failure(RPCError(code: -32603, message: "internal error")), count: calls.count)
+        var raws: [[UInt8]] = []
+        var positions: [Int] = []
+        for (position, params) in calls.enumerated() {
+            do {
+                raws.append(try Self.rawTransaction(params))
+                positions.append(position)
+            } catch {
+                results[position] = .failure(error)
+            }
+        }
+        guard !raws.isEmpty else { return results }
+        do {
+            for (position, outcome) in zip(positions, try await intake.submit(raws, chainID: chainID)) {
+                results[position] = outcome.map { $0.hash as Any }.mapError { $0 }
+            }
+        } catch {
+            for position in positions { results[position] = .failure(error) }
+        }
+        return results
+    }
+
+    static func rawTransaction(_ params: [Any]) throws -> [UInt8] {
+        guard let text = params.first as? String, let raw = try? Hex.decode(text) else {
+            throw RPCError.invalidParams("eth_sendRawTransaction takes the signed transaction as 0x hex")
+        }
+        return raw
     }
 
     // MARK: State
