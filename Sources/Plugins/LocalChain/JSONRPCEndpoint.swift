@@ -52,8 +52,7 @@ struct JSONRPCEndpoint: Sendable {
         } else {
             answer = Self.failure(id: NSNull(), RPCError(code: -32700, message: "parse error: the body is not JSON"))
         }
-        let data = try JSONSerialization.data(withJSONObject: answer, options: [.withoutEscapingSlashes])
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: try RPCJSON.data(answer))))
     }
 
     /// A call as the request states it, or the answer its malformation earns.
