@@ -161,6 +161,23 @@ package enum LocalChainStore {
         )
     }
 
+    /// The pool's size, or a bound of it when that is small enough to decide nothing: at most
+    /// `last seq - first seq + 1` entries can lie between the chain's oldest and newest (two index
+    /// lookups). Only when that bound reaches `limit` are the entries counted.
+    static func poolSize(chainID: UInt64, exactFrom limit: Int, on connection: any SQLConnection) throws -> Int {
+        let chain = Int64(clamping: chainID)
+        // One aggregate per subquery: each is then a single lookup at one end of the index, on both engines.
+        let ends = try connection.queryFirst(
+            """
+            SELECT (SELECT min(seq) FROM localchain_pool WHERE chain_id = \(chain)) AS first, \
+            (SELECT max(seq) FROM localchain_pool WHERE chain_id = \(chain)) AS last
+            """
+        )
+        guard let ends, let first = try ends.optionalInt("first"), let last = try ends.optionalInt("last") else { return 0 }
+        let bound = last - first + 1
+        return bound < limit ? Int(bound) : try poolCount(chainID: chainID, on: connection)
+    }
+
     static func poolEntry(_ row: SQLRow) throws -> PoolEntry {
         PoolEntry(
             seq: try row.int("seq"),

@@ -17,41 +17,59 @@ enum RPCJSON {
     }
 
     static func write(_ value: Any, into out: inout [UInt8]) throws {
-        switch value {
-        case let text as String:
-            quote(text, into: &out)
-        case is NSNull:
+        // The exact Swift types the methods build, compared first: on Linux a failed `as?` of an
+        // array or dictionary to `String` bridges it to Foundation to ask, which cost more than
+        // writing it.
+        let type = Swift.type(of: value)
+        if type == String.self {
+            quote(value as! String, into: &out)
+        } else if type == [String: Any].self {
+            try write(object: value as! [String: Any], into: &out)
+        } else if type == [Any].self {
+            try write(list: value as! [Any], into: &out)
+        } else if type == NSNull.self {
             out += "null".utf8
-        case let object as [String: Any]:
-            out.append(UInt8(ascii: "{"))
-            for (index, (key, member)) in object.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                quote(key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                try write(member, into: &out)
-            }
-            out.append(UInt8(ascii: "}"))
-        case let list as [Any]:
-            out.append(UInt8(ascii: "["))
-            for (index, element) in list.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                try write(element, into: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-        default:
-            if let integer = plainInteger(value) {
-                out += integer.utf8
-            } else {
-                out += try JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes])
-            }
+        } else if let integer = plainInteger(value) {
+            out += integer.utf8
+        } else if let text = value as? String {
+            quote(text, into: &out)
+        } else if let object = value as? [String: Any] {
+            try write(object: object, into: &out)
+        } else if let list = value as? [Any] {
+            try write(list: list, into: &out)
+        } else {
+            out += try JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes])
         }
     }
 
+    private static func write(object: [String: Any], into out: inout [UInt8]) throws {
+        out.append(UInt8(ascii: "{"))
+        for (index, (key, member)) in object.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            quote(key, into: &out)
+            out.append(UInt8(ascii: ":"))
+            try write(member, into: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    private static func write(list: [Any], into out: inout [UInt8]) throws {
+        out.append(UInt8(ascii: "["))
+        for (index, element) in list.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            try write(element, into: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
     /// The digits of a Swift `Int` or of a parsed JSON integer (exactly `NSNumber`, not the
-    /// boolean subclass, holding an integer type), else `nil`.
+    /// boolean subclass, holding an integer type), else `nil`. Exact types only, so that nothing
+    /// is bridged to ask.
     private static func plainInteger(_ value: Any) -> String? {
-        if type(of: value) == Int.self, let integer = value as? Int { return String(integer) }
-        guard let number = value as? NSNumber, type(of: number) == NSNumber.self else { return nil }
+        let type = Swift.type(of: value)
+        if type == Int.self { return String(value as! Int) }
+        guard type == NSNumber.self else { return nil }
+        let number = value as! NSNumber
         switch String(cString: number.objCType) {
         case "c", "C", "B", "f", "d": return nil
         default: return number.stringValue

@@ -149,7 +149,8 @@ struct TransactionIntake: Sendable {
             configuration: configuration,
             known: try LocalChainStore.knownHashes(chainID: chainID, among: candidates.map(\.transaction.hashHex), on: connection),
             senders: try LocalChainStore.admissionState(chainID: chainID, senders: senders, on: connection),
-            poolCount: try LocalChainStore.poolCount(chainID: chainID, on: connection)
+            // A bound is enough while every candidate fits below the limit.
+            poolCount: try LocalChainStore.poolSize(chainID: chainID, exactFrom: configuration.maxPoolPerChain - candidates.count, on: connection)
         )
         var results: [Result<Outcome, TransactionRejection>] = []
         results.reserveCapacity(candidates.count)
