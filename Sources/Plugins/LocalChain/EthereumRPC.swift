@@ -1,6 +1,7 @@
 import ChainKit
 import Foundation
 import HubKernel
+import Synchronization
 
 /// The Ethereum JSON-RPC methods a wallet or library needs to pay on a local chain and to read
 /// balances, blocks and receipts. Quantities are `0x` hex without leading zeros; fees are zero.
@@ -14,8 +15,15 @@ struct EthereumRPC: Sendable {
 
     typealias RPCError = JSONRPCEndpoint.RPCError
 
+    /// Chains seen to exist. A chain is never deleted, so once seen it needs no read again: every
+    /// call of a wallet would otherwise cost a read before its work.
+    let knownChains = KnownChains()
+
     func chainExists(_ chainID: UInt64) async throws -> Bool {
-        try await context.database.read { try LocalChainStore.chain(chainID, on: $0) } != nil
+        if knownChains.contains(chainID) { return true }
+        guard try await context.database.read({ try LocalChainStore.chain(chainID, on: $0) }) != nil else { return false }
+        knownChains.insert(chainID)
+        return true
     }
 
     func call(_ method: String, _ params: [Any], chainID: UInt64) async throws -> Any {
@@ -278,4 +286,12 @@ struct EthereumRPC: Sendable {
         guard let value = params[index] as? Bool else { throw RPCError.invalidParams("parameter \(index) must be true or false") }
         return value
     }
+}
+
+/// The ids of chains known to exist (a chain is never deleted).
+final class KnownChains: Sendable {
+    private let ids = Mutex(Set<UInt64>())
+
+    func contains(_ chainID: UInt64) -> Bool { ids.withLock { $0.contains(chainID) } }
+    func insert(_ chainID: UInt64) { _ = ids.withLock { $0.insert(chainID) } }
 }
