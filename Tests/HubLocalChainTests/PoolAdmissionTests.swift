@@ -138,7 +138,9 @@ struct RPCJSONTests {
 
     @Test("ids keep their type: integers, strings, null; booleans are not numbers")
     func ids() throws {
-        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(#"[1, "1", null, true, 0, -7, 1.5, 18446744073709551615]"#.utf8)) as? [Any])
+        let parsed = try #require(
+            try JSONSerialization.jsonObject(with: Data(#"[1, "1", null, true, 0, -7, 1.5, 18446744073709551615]"#.utf8)) as? [Any]
+        )
         let text = String(decoding: try RPCJSON.data(parsed), as: UTF8.self)
         #expect(text == #"[1,"1",null,true,0,-7,1.5,18446744073709551615]"#)
         #expect(String(decoding: try RPCJSON.data([Int(42), true, false, 0.5] as [Any]), as: UTF8.self) == "[42,true,false,0.5]")

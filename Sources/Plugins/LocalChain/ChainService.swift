@@ -22,7 +22,9 @@ struct ChainService: Sendable {
     /// Creates the chain's asset, validator key and genesis block.
     func create(_ new: NewChain) async throws -> LocalChain {
         let assetCode = LocalChainIDs.assetCode(chainID: new.chainID)
-        if try await context.database.read({ try LocalChainStore.chain(new.chainID, on: $0) }) != nil { throw ChainServiceError.chainIDTaken(new.chainID) }
+        if try await context.database.read({ try LocalChainStore.chain(new.chainID, on: $0) }) != nil {
+            throw ChainServiceError.chainIDTaken(new.chainID)
+        }
         // The asset first, in its own transaction: creating it again with the same fields answers
         // `exists`, so a crash before the chain row only leaves an asset the retry reuses.
         let asset: Asset

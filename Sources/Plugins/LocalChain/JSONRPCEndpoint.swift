@@ -52,7 +52,11 @@ struct JSONRPCEndpoint: Sendable {
         } else {
             answer = Self.failure(id: NSNull(), RPCError(code: -32700, message: "parse error: the body is not JSON"))
         }
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: try RPCJSON.data(answer))))
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: try RPCJSON.data(answer)))
+        )
     }
 
     /// A call as the request states it, or the answer its malformation earns.
@@ -74,7 +78,10 @@ struct JSONRPCEndpoint: Sendable {
         let validID = id == nil || id is String || id is NSNull || id is NSNumber
         guard object["jsonrpc"] as? String == "2.0", let method = object["method"] as? String, validID else {
             return .malformed(
-                failure(id: validID ? (id ?? NSNull()) : NSNull(), RPCError(code: -32600, message: "expected {\"jsonrpc\": \"2.0\", \"method\", \"id\"}"))
+                failure(
+                    id: validID ? (id ?? NSNull()) : NSNull(),
+                    RPCError(code: -32600, message: "expected {\"jsonrpc\": \"2.0\", \"method\", \"id\"}")
+                )
             )
         }
         switch object["params"] {
