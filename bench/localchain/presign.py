@@ -2,14 +2,13 @@
 
   presign.py CHAIN_ID SENDERS PER_SENDER OUT_DIR
 
-Writes OUT_DIR/keys.txt (one sender address per line, for the grants) and OUT_DIR/bodies.txt: one
-line per transaction, `SENDER_INDEX<TAB>eth_sendRawTransaction JSON-RPC body`, each sender's
-transactions in nonce order. Legacy EIP-155 transfers of 1 unit,
+Writes OUT_DIR/keys.txt (one sender address per line, for the grants) and OUT_DIR/raw.txt: one
+line per transaction, `SENDER_INDEX<TAB>0x signed transaction`, each sender's transactions in
+nonce order (send.py wraps them in JSON-RPC calls). Legacy EIP-155 transfers of 1 unit,
 signed with coincurve (libsecp256k1) directly: eth-account's per-call overhead (~8 ms) would make
 signing the bottleneck of preparing the run. A sample is checked with eth-account's recovery.
 """
 
-import json
 import os
 import sys
 
@@ -40,11 +39,10 @@ def main(chain_id, senders, per_sender, out):
             raw = sign(key, chain_id, nonce, recipient, 1)
             if index == 0 and nonce < 3 and Account.recover_transaction(raw) != address:
                 sys.exit("presign.py: a pre-signed transaction does not recover to its sender")
-            body = {"jsonrpc": "2.0", "id": 1, "method": "eth_sendRawTransaction", "params": ["0x" + raw.hex()]}
-            lines.append(f"{index}\t{json.dumps(body)}")
+            lines.append(f"{index}\t0x{raw.hex()}")
     with open(os.path.join(out, "keys.txt"), "w") as file:
         file.write("\n".join(addresses) + "\n")
-    with open(os.path.join(out, "bodies.txt"), "w") as file:
+    with open(os.path.join(out, "raw.txt"), "w") as file:
         file.write("\n".join(lines) + "\n")
 
 

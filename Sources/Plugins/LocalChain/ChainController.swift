@@ -81,29 +81,23 @@ struct ChainController: Sendable {
             guard (1...100_000).contains(h.radiusMeters) else { throw Problem.invalid("host.radius_meters", "A radius is 1 to 100000 m.") }
             host = HostLocation(latitude: h.latitude, longitude: h.longitude, radiusMeters: h.radiusMeters)
         }
-        do {
-            let chain = try await service.create(
-                ChainService.NewChain(
-                    chainID: body.chainId,
-                    name: name,
-                    currencyName: currency,
-                    symbol: body.symbol,
-                    decimals: body.decimals,
-                    blockIntervalMs: interval,
-                    host: host,
-                    organiserID: principal.userID.description
-                )
+        let chain = try await service.create(
+            ChainService.NewChain(
+                chainID: body.chainId,
+                name: name,
+                currencyName: currency,
+                symbol: body.symbol,
+                decimals: body.decimals,
+                blockIntervalMs: interval,
+                host: host,
+                organiserID: principal.userID.description
             )
-            return try context.json(
-                ChainRepresentation(chain),
-                status: .created,
-                headers: [.location: "/v1/rails/localchain/chains/\(chain.chainID)"]
-            )
-        } catch ChainService.Failure.chainIDTaken {
-            throw Problem(.conflict, code: "chain_id_taken", detail: "Chain id \(body.chainId) is in use on this hub.", field: "chain_id")
-        } catch ChainService.Failure.assetConflict(let message) {
-            throw Problem(.conflict, code: "asset_conflict", detail: "The chain's asset exists with other fields: \(message)", field: "chain_id")
-        }
+        )
+        return try context.json(
+            ChainRepresentation(chain),
+            status: .created,
+            headers: [.location: "/v1/rails/localchain/chains/\(chain.chainID)"]
+        )
     }
 
     @Sendable func list(_ request: Request, context: HubRequestContext) async throws -> Response {
@@ -144,9 +138,7 @@ struct ChainController: Sendable {
         guard to != chain.validator else { throw Problem.invalid("to", "The validator issues the currency and holds none.") }
         guard body.amount.value > 0 else { throw Problem.invalid("amount", "A grant is at least 1 minor unit.", code: "amount_must_not_be_zero") }
         if let id = body.id { guard (1...128).contains(id.utf8.count) else { throw Problem.invalid("id", "An id is 1 to 128 bytes.") } }
-        let outcome = try await rejectionsAsProblems {
-            try await service.grant(chainID: chain.chainID, to: to, amount: body.amount.value, requestID: body.id)
-        }
+        let outcome = try await service.grant(chainID: chain.chainID, to: to, amount: body.amount.value, requestID: body.id)
         switch outcome {
         case .accepted(let hash): return try context.json(SubmittedTransaction(hash: hash, status: "accepted"), status: .accepted)
         case .known(let hash): return try context.json(SubmittedTransaction(hash: hash, status: "known"), status: .ok)
@@ -163,7 +155,7 @@ struct ChainController: Sendable {
         var request = request
         let body = try await request.decodeJSON(as: RawTransactionRequest.self, context: context)
         guard let raw = try? Hex.decode(body.raw) else { throw Problem.invalid("raw", "Expected the signed transaction as 0x hex.") }
-        let outcome = try await rejectionsAsProblems { try await intake.submit(raw, chainID: chain.chainID) }
+        let outcome = try await intake.submit(raw, chainID: chain.chainID)
         switch outcome {
         case .accepted(let hash): return try context.json(SubmittedTransaction(hash: hash, status: "accepted"), status: .accepted)
         case .known(let hash): return try context.json(SubmittedTransaction(hash: hash, status: "known"), status: .ok)
@@ -171,27 +163,6 @@ struct ChainController: Sendable {
     }
 
     // MARK: Helpers
-
-    func rejectionsAsProblems<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let rejection as TransactionRejection where rejection.code == "chain_not_found" {
-            // The hub's one answer for an unknown resource in a path (the kernel's `not_found`).
-            throw Problem.notFound("chain")
-        } catch ChainService.Failure.requestIDReused(let field) {
-            throw Self.requestIDReused(field)
-        }
-    }
-
-    /// A grant's or top-up's id sent again with another value of `field`.
-    static func requestIDReused(_ field: String) -> Problem {
-        Problem(
-            .unprocessableContent,
-            code: TransferError.Code.existsWithDifferentFields.rawValue,
-            detail: "This id was used before with a different \(field); a retry must repeat the request exactly.",
-            field: field
-        )
-    }
 
     func chain(_ context: HubRequestContext) async throws -> LocalChain {
         guard let text = context.parameters.get("id"), let id = UInt64(text),
@@ -211,7 +182,7 @@ struct ChainController: Sendable {
         }
         // A relayed copy is managed on the hub that validates the chain.
         if let upstream = chain.upstream {
-            throw Problem(.conflict, code: "chain_relayed", detail: "This hub relays chain \(chain.chainID) from \(upstream); manage it there.")
+            throw ChainServiceError.chainRelayed(chain.chainID, upstream: upstream)
         }
         return chain
     }

@@ -4,12 +4,6 @@ import HubKernel
 /// Top-ups (another kernel asset in, chain currency granted) and cash-outs (chain currency burnt,
 /// the other asset paid back), both through the ledger and both atomic with the chain side.
 extension ChainService {
-    enum TopUpFailure: Error, Equatable {
-        case noRate
-        case notExact
-        case transfer(TransferError)
-    }
-
     func setTopUpRate(_ rate: TopUpRate, chainID: UInt64) async throws {
         try await context.write { try LocalChainStore.setTopUpRate(rate, chainID: chainID, on: $0.connection) }
     }
@@ -29,13 +23,13 @@ extension ChainService {
         let result = try await context.write { tx -> (String, UInt128, TopUpRate) in
             let connection = tx.connection
             guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
-                throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
+                throw TransactionRejection.chainNotFound(chainID)
             }
-            guard let rate = try LocalChainStore.topUpRate(chainID: chainID, on: connection) else { throw TopUpFailure.noRate }
-            guard let cost = rate.cost(of: amount), cost > 0 else { throw TopUpFailure.notExact }
+            guard let rate = try LocalChainStore.topUpRate(chainID: chainID, on: connection) else { throw ChainServiceError.noTopUpRate(.conflict) }
+            guard let cost = rate.cost(of: amount), cost > 0 else { throw ChainServiceError.amountNotExact }
             let fields = ["to": to.description, "amount": String(amount), "from_account_id": payer.description]
             if let prior = try LocalChainStore.request(.topup, id: transferID.description, chainID: chainID, on: connection) {
-                if let field = prior.firstDifference(from: fields) { throw Failure.requestIDReused(field: field) }
+                if let field = prior.firstDifference(from: fields) { throw ChainServiceError.requestIDReused(field: field) }
                 return (prior.hash, cost, rate)
             }
             let paid = try tx.submit([
@@ -48,8 +42,8 @@ extension ChainService {
             ])[0]
             switch paid {
             case .created: break
-            case .exists: throw TopUpFailure.transfer(TransferError(.existsWithDifferentFields, "this top-up id was used already", field: "id"))
-            case .failed(let error): throw TopUpFailure.transfer(error)
+            case .exists: throw TransferError(.existsWithDifferentFields, "this top-up id was used already", field: "id")
+            case .failed(let error): throw error
             }
             let outcome = try Self.queueValidatorTransfer(
                 chain,
@@ -58,7 +52,6 @@ extension ChainService {
                 vault: vault,
                 configuration: configuration,
                 source: source,
-                now: tx.now,
                 in: tx
             )
             try LocalChainStore.insert(
@@ -89,22 +82,21 @@ extension ChainService {
         let result = try await context.write { tx -> (String, UInt128, TopUpRate) in
             let connection = tx.connection
             guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
-                throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
+                throw TransactionRejection.chainNotFound(chainID)
             }
-            guard let rate = try LocalChainStore.topUpRate(chainID: chainID, on: connection) else { throw TopUpFailure.noRate }
+            guard let rate = try LocalChainStore.topUpRate(chainID: chainID, on: connection) else { throw ChainServiceError.noTopUpRate(.conflict) }
             guard validated.recipient == chain.validator else {
                 throw TransactionRejection("not_a_cash_out", "a cash-out is a transfer to the chain's validator \(chain.validator.checksummed)")
             }
             guard validated.sender != chain.validator else {
                 throw TransactionRejection("validator_sender", "the validator does not cash out")
             }
-            guard let pay = rate.cost(of: validated.value), pay > 0 else { throw TopUpFailure.notExact }
+            guard let pay = rate.cost(of: validated.value), pay > 0 else { throw ChainServiceError.amountNotExact }
             let outcome = try TransactionIntake.store(
                 validated,
                 chainID: chainID,
                 configuration: configuration,
                 source: source,
-                now: tx.now,
                 allowValidator: true,
                 in: tx
             )
@@ -118,7 +110,7 @@ extension ChainService {
                     metadata: ["chain_id": String(chainID)]
                 )
             ])[0]
-            if case .failed(let error) = held { throw TopUpFailure.transfer(error) }
+            if case .failed(let error) = held { throw error }
             try LocalChainStore.insert(
                 CashOut(hash: hash, holdID: holdID, payoutAccountID: payout, payAmount: pay, state: "pending"),
                 chainID: chainID,
@@ -137,7 +129,6 @@ extension ChainService {
         vault: ValidatorKeyVault,
         configuration: LocalChainConfiguration,
         source: String,
-        now: LedgerTimestamp,
         in unit: UnitOfWork
     ) throws -> TransactionIntake.Outcome {
         let nonce = try TransactionIntake.nextValidatorNonce(chain, on: unit.connection)
@@ -157,7 +148,6 @@ extension ChainService {
             chainID: chain.chainID,
             configuration: configuration,
             source: source,
-            now: now,
             allowValidator: true,
             in: unit
         )

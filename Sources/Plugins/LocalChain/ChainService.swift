@@ -19,17 +19,12 @@ struct ChainService: Sendable {
         var organiserID: String
     }
 
-    enum Failure: Error, Equatable {
-        case chainIDTaken
-        case assetConflict(String)
-        /// A grant or top-up id used before with a different value of `field`.
-        case requestIDReused(field: String)
-    }
-
     /// Creates the chain's asset, validator key and genesis block.
     func create(_ new: NewChain) async throws -> LocalChain {
         let assetCode = LocalChainIDs.assetCode(chainID: new.chainID)
-        if try await context.database.read({ try LocalChainStore.chain(new.chainID, on: $0) }) != nil { throw Failure.chainIDTaken }
+        if try await context.database.read({ try LocalChainStore.chain(new.chainID, on: $0) }) != nil {
+            throw ChainServiceError.chainIDTaken(new.chainID)
+        }
         // The asset first, in its own transaction: creating it again with the same fields answers
         // `exists`, so a crash before the chain row only leaves an asset the retry reuses.
         let asset: Asset
@@ -37,7 +32,7 @@ struct ChainService: Sendable {
             NewAsset(code: assetCode, scale: new.decimals, name: new.currencyName, organiserID: new.organiserID, rail: LocalChainPlugin.id)
         ) {
         case .created(let created), .exists(let created): asset = created
-        case .failed(let error): throw Failure.assetConflict(error.message)
+        case .failed(let error): throw ChainServiceError.assetConflict(error.message)
         }
 
         let key = ValidatorKeyVault.randomPrivateKey { (try? Secp256k1.publicKey(privateKey: $0)) != nil }
@@ -93,7 +88,7 @@ struct ChainService: Sendable {
         let validatorAccount = ChainAccount(address: validator, nonce: 0, balance: 0, ledgerAccountID: asset.issuanceAccountID)
         try await context.write { tx in
             let connection = tx.connection
-            if try LocalChainStore.chain(new.chainID, forUpdate: true, on: connection) != nil { throw Failure.chainIDTaken }
+            if try LocalChainStore.chain(new.chainID, forUpdate: true, on: connection) != nil { throw ChainServiceError.chainIDTaken(new.chainID) }
             try LocalChainStore.insert(chain, on: connection)
             try LocalChainStore.insert(stored, chainID: chain.chainID, on: connection)
             try LocalChainStore.upsert([validatorAccount], chainID: chain.chainID, on: connection)
@@ -120,17 +115,17 @@ struct ChainService: Sendable {
     /// with the validator's key as a standard EIP-155 transaction and queued like any other, so it
     /// is sealed in the next block and mirrored in the ledger (issuance → the address).
     /// With a request `id`, a retry with the same fields answers the first grant (`known`) and one
-    /// with other fields is refused (``ChainRequest``).
+    /// with other fields is refused (``ChainServiceError/requestIDReused(field:)``).
     func grant(chainID: UInt64, to: EthereumAddress, amount: UInt128, requestID: String? = nil) async throws -> TransactionIntake.Outcome {
         let (vault, configuration, source) = (vault, configuration, context.eventSource)
         let fields = ["to": to.description, "amount": String(amount)]
         let outcome = try await context.write { tx -> TransactionIntake.Outcome in
             let connection = tx.connection
             guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
-                throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
+                throw TransactionRejection.chainNotFound(chainID)
             }
             if let requestID, let prior = try LocalChainStore.request(.grant, id: requestID, chainID: chainID, on: connection) {
-                if let field = prior.firstDifference(from: fields) { throw Failure.requestIDReused(field: field) }
+                if let field = prior.firstDifference(from: fields) { throw ChainServiceError.requestIDReused(field: field) }
                 return .known(prior.hash)
             }
             let outcome = try Self.queueValidatorTransfer(
@@ -140,7 +135,6 @@ struct ChainService: Sendable {
                 vault: vault,
                 configuration: configuration,
                 source: source,
-                now: tx.now,
                 in: tx
             )
             if let requestID {
@@ -161,7 +155,7 @@ struct ChainService: Sendable {
         let chain = try await context.write { tx -> LocalChain in
             let connection = tx.connection
             guard var chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
-                throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
+                throw TransactionRejection.chainNotFound(chainID)
             }
             if chain.status == status { return chain }
             // A management call against the chain's state: a conflict (a transaction sent to a

@@ -1,6 +1,7 @@
 import ChainKit
 import Foundation
 import HubKernel
+import Synchronization
 
 /// The Ethereum JSON-RPC methods a wallet or library needs to pay on a local chain and to read
 /// balances, blocks and receipts. Quantities are `0x` hex without leading zeros; fees are zero.
@@ -14,8 +15,15 @@ struct EthereumRPC: Sendable {
 
     typealias RPCError = JSONRPCEndpoint.RPCError
 
+    /// Chains seen to exist. A chain is never deleted, so once seen it needs no read again: every
+    /// call of a wallet would otherwise cost a read before its work.
+    let knownChains = KnownChains()
+
     func chainExists(_ chainID: UInt64) async throws -> Bool {
-        try await context.database.read { try LocalChainStore.chain(chainID, on: $0) } != nil
+        if knownChains.contains(chainID) { return true }
+        guard try await context.database.read({ try LocalChainStore.chain(chainID, on: $0) }) != nil else { return false }
+        knownChains.insert(chainID)
+        return true
     }
 
     func call(_ method: String, _ params: [Any], chainID: UInt64) async throws -> Any {
@@ -50,15 +58,7 @@ struct EthereumRPC: Sendable {
             return RPCFormat.quantity(try await estimateGas(call, chainID: chainID))
         case "eth_feeHistory": return try await feeHistory(params, chainID: chainID)
         case "eth_sendRawTransaction":
-            guard let text = params.first as? String, let raw = try? Hex.decode(text) else {
-                throw RPCError.invalidParams("eth_sendRawTransaction takes the signed transaction as 0x hex")
-            }
-            do {
-                return try await intake.submit(raw, chainID: chainID).hash
-            } catch let rejection as TransactionRejection {
-                // EIP-1474's codes by kind, as the kernel maps every domain error.
-                throw RPCError(code: rejection.kind.jsonRPCCode, message: rejection.message, data: rejection.code)
-            }
+            return try await intake.submit(try Self.rawTransaction(params), chainID: chainID).hash
         case "eth_getTransactionByHash": return try await transaction(Self.hash(params, 0), chainID: chainID) ?? NSNull()
         case "eth_getTransactionReceipt": return try await receipt(Self.hash(params, 0), chainID: chainID) ?? NSNull()
         case "eth_getBlockByNumber":
@@ -83,6 +83,38 @@ struct EthereumRPC: Sendable {
         default:
             throw RPCError(code: -32601, message: "the method \(method) does not exist or is not available on this chain")
         }
+    }
+
+    /// Consecutive `eth_sendRawTransaction` calls of a batch (their `params`), as one intake
+    /// batch: recovered in parallel, stored in one unit of work, in order. One result per call.
+    func sendRawTransactions(_ calls: [[Any]], chainID: UInt64) async -> [Result<Any, any Error>] {
+        var results = [Result<Any, any Error>](repeating: .failure(RPCError(code: -32603, message: "internal error")), count: calls.count)
+        var raws: [[UInt8]] = []
+        var positions: [Int] = []
+        for (position, params) in calls.enumerated() {
+            do {
+                raws.append(try Self.rawTransaction(params))
+                positions.append(position)
+            } catch {
+                results[position] = .failure(error)
+            }
+        }
+        guard !raws.isEmpty else { return results }
+        do {
+            for (position, outcome) in zip(positions, try await intake.submit(raws, chainID: chainID)) {
+                results[position] = outcome.map { $0.hash as Any }.mapError { $0 }
+            }
+        } catch {
+            for position in positions { results[position] = .failure(error) }
+        }
+        return results
+    }
+
+    static func rawTransaction(_ params: [Any]) throws -> [UInt8] {
+        guard let text = params.first as? String, let raw = try? Hex.decode(text) else {
+            throw RPCError.invalidParams("eth_sendRawTransaction takes the signed transaction as 0x hex")
+        }
+        return raw
     }
 
     // MARK: State
@@ -254,4 +286,12 @@ struct EthereumRPC: Sendable {
         guard let value = params[index] as? Bool else { throw RPCError.invalidParams("parameter \(index) must be true or false") }
         return value
     }
+}
+
+/// The ids of chains known to exist (a chain is never deleted).
+final class KnownChains: Sendable {
+    private let ids = Mutex(Set<UInt64>())
+
+    func contains(_ chainID: UInt64) -> Bool { ids.withLock { $0.contains(chainID) } }
+    func insert(_ chainID: UInt64) { _ = ids.withLock { $0.insert(chainID) } }
 }

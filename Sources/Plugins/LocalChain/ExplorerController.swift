@@ -185,7 +185,7 @@ struct ExplorerController: Sendable {
     @Sendable func proximity(_ request: Request, context: HubRequestContext) async throws -> Response {
         let chain = try await chain(context)
         guard let host = chain.host else {
-            throw Problem(.notFound, code: "no_host_location", detail: "This chain's organiser set no host location.")
+            throw ChainServiceError.noHostLocation
         }
         guard let lat = try request.query("lat", { Double($0).flatMap { (-90...90).contains($0) ? $0 : nil } }) else {
             throw Problem.invalid("lat", "Give lat as decimal degrees from -90 to 90.")

@@ -6,8 +6,9 @@ import NIOCore
 /// `POST /v1/rails/localchain/chains/{id}/rpc`: JSON-RPC 2.0 (single calls and batches) over
 /// HTTP, as Ethereum wallets and libraries speak it. Errors follow the spec's codes: -32700 parse
 /// error, -32600 invalid request, -32601 method not found, -32602 invalid params, -32603 internal
-/// error, and -32000 for a refused transaction (as Ethereum nodes answer). The HTTP status is 200
-/// for every JSON-RPC answer, as clients expect.
+/// error; a domain error by its kind as EIP-1474 assigns codes to Ethereum nodes (a refused
+/// transaction is -32003), with its machine code as `data`. The HTTP status is 200 for every
+/// JSON-RPC answer, as clients expect.
 struct JSONRPCEndpoint: Sendable {
     let methods: EthereumRPC
 
@@ -39,55 +40,114 @@ struct JSONRPCEndpoint: Sendable {
                 } else if batch.count > Self.maxBatch {
                     answer = Self.failure(id: NSNull(), RPCError(code: -32600, message: "a batch holds at most \(Self.maxBatch) calls"))
                 } else {
-                    var answers: [Any] = []
-                    for call in batch {
-                        if let one = await answerCall(call, chainID: chainID) { answers.append(one) }
-                    }
+                    let answers = await answerBatch(batch.map(Self.parse), chainID: chainID)
                     // A batch of notifications only gets no answer at all.
                     if answers.isEmpty { return Response(status: .noContent) }
                     answer = answers
                 }
             } else {
-                guard let one = await answerCall(parsed, chainID: chainID) else { return Response(status: .noContent) }
+                guard let one = await self.answer(Self.parse(parsed), chainID: chainID) else { return Response(status: .noContent) }
                 answer = one
             }
         } else {
             answer = Self.failure(id: NSNull(), RPCError(code: -32700, message: "parse error: the body is not JSON"))
         }
-        let data = try JSONSerialization.data(withJSONObject: answer, options: [.withoutEscapingSlashes])
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: try RPCJSON.data(answer)))
+        )
     }
 
-    /// One call's answer, or `nil` for a notification (no `id`).
-    func answerCall(_ call: Any, chainID: UInt64) async -> Any? {
+    /// A call as the request states it, or the answer its malformation earns.
+    enum ParsedCall {
+        case call(id: Any?, method: String, params: [Any])
+        case malformed([String: Any])
+
+        var sendsRawTransaction: Bool {
+            if case .call(_, "eth_sendRawTransaction", _) = self { return true }
+            return false
+        }
+    }
+
+    static func parse(_ call: Any) -> ParsedCall {
         guard let object = call as? [String: Any] else {
-            return Self.failure(id: NSNull(), RPCError(code: -32600, message: "a call is a JSON object"))
+            return .malformed(failure(id: NSNull(), RPCError(code: -32600, message: "a call is a JSON object")))
         }
         let id = object["id"]
         let validID = id == nil || id is String || id is NSNull || id is NSNumber
         guard object["jsonrpc"] as? String == "2.0", let method = object["method"] as? String, validID else {
-            return Self.failure(
-                id: validID ? (id ?? NSNull()) : NSNull(),
-                RPCError(code: -32600, message: "expected {\"jsonrpc\": \"2.0\", \"method\", \"id\"}")
+            return .malformed(
+                failure(
+                    id: validID ? (id ?? NSNull()) : NSNull(),
+                    RPCError(code: -32600, message: "expected {\"jsonrpc\": \"2.0\", \"method\", \"id\"}")
+                )
             )
         }
-        let params: [Any]
         switch object["params"] {
-        case nil, is NSNull: params = []
-        case let list as [Any]: params = list
-        default:
-            return Self.failure(id: id ?? NSNull(), RPCError.invalidParams("params must be an array"))
+        case nil, is NSNull: return .call(id: id, method: method, params: [])
+        case let list as [Any]: return .call(id: id, method: method, params: list)
+        default: return .malformed(failure(id: id ?? NSNull(), RPCError.invalidParams("params must be an array")))
         }
-        do {
-            let result = try await methods.call(method, params, chainID: chainID)
-            guard let id else { return nil }
-            return ["jsonrpc": "2.0", "id": id, "result": result]
-        } catch let error as RPCError {
-            guard let id else { return nil }
-            return Self.failure(id: id, error)
-        } catch {
-            guard let id else { return nil }
-            return Self.failure(id: id, RPCError(code: -32603, message: "internal error"))
+    }
+
+    /// The answers of a batch, in order, without those of notifications. Consecutive
+    /// `eth_sendRawTransaction` calls (how wallets and relays send many) go to the intake together;
+    /// every other call is answered in turn, so the batch reads as if its calls ran one by one.
+    func answerBatch(_ calls: [ParsedCall], chainID: UInt64) async -> [Any] {
+        var answers: [Any] = []
+        var index = 0
+        while index < calls.count {
+            var end = index
+            while end < calls.count, calls[end].sendsRawTransaction { end += 1 }
+            if end - index > 1 {
+                var ids: [Any?] = []
+                var params: [[Any]] = []
+                for case .call(let id, _, let list) in calls[index..<end] {
+                    ids.append(id)
+                    params.append(list)
+                }
+                for (id, result) in zip(ids, await methods.sendRawTransactions(params, chainID: chainID)) {
+                    if let one = Self.answer(id: id, result) { answers.append(one) }
+                }
+                index = end
+            } else {
+                if let one = await answer(calls[index], chainID: chainID) { answers.append(one) }
+                index += 1
+            }
+        }
+        return answers
+    }
+
+    /// One call's answer, or `nil` for a notification (no `id`).
+    func answer(_ call: ParsedCall, chainID: UInt64) async -> Any? {
+        switch call {
+        case .malformed(let answer): return answer
+        case .call(let id, let method, let params):
+            do {
+                return Self.answer(id: id, .success(try await methods.call(method, params, chainID: chainID)))
+            } catch {
+                return Self.answer(id: id, .failure(error))
+            }
+        }
+    }
+
+    static func answer(id: Any?, _ result: Result<Any, any Error>) -> Any? {
+        guard let id else { return nil }
+        switch result {
+        case .success(let value): return ["jsonrpc": "2.0", "id": id, "result": value]
+        case .failure(let error): return failure(id: id, rpcError(error))
+        }
+    }
+
+    /// The one mapping of a method's error to JSON-RPC: a domain error by its kind (EIP-1474's
+    /// codes, ``HubErrorKind/jsonRPCCode``) with its machine code as `data`; anything unexpected is
+    /// an internal error that says nothing more.
+    static func rpcError(_ error: any Error) -> RPCError {
+        switch error {
+        case let error as RPCError: error
+        case let error as any HubError: RPCError(code: error.kind.jsonRPCCode, message: error.message, data: error.errorCode)
+        default: RPCError(code: -32603, message: "internal error")
         }
     }
 

@@ -23,14 +23,14 @@ enum LocalChainEvents {
         var transaction: TransactionRepresentation
     }
 
-    static func accepted(_ entry: PoolEntry, chainID: UInt64, source: String, time: LedgerTimestamp) throws -> NewEvent {
-        try event(
-            transactionAccepted,
-            chainID,
-            Accepted(chainId: chainID, transaction: TransactionRepresentation(pending: entry)),
-            source: source,
-            time: time
-        )
+    /// The `data` of a transaction's acceptance: encoded before the writer stores it (the
+    /// payload holds nothing the write decides).
+    static func acceptedData(_ entry: PoolEntry, chainID: UInt64) throws -> String {
+        try LocalChainJSON.text(Accepted(chainId: chainID, transaction: TransactionRepresentation(pending: entry)))
+    }
+
+    static func accepted(data: String, chainID: UInt64, source: String, time: LedgerTimestamp) -> NewEvent {
+        NewEvent(type: transactionAccepted, source: source, subject: String(chainID), data: data, time: time)
     }
 
     static func sealed(_ t: ChainTransaction, chainID: UInt64, source: String, time: LedgerTimestamp) throws -> NewEvent {

@@ -2,7 +2,7 @@ import HubKernel
 
 /// The rail's tables (prefix `localchain_`). Released migrations are never edited.
 enum LocalChainMigrations {
-    static let all: [Migration] = [chains, accounts, pool, blocks, transactions, topups, relays, railOwnership, dropped, requests]
+    static let all: [Migration] = [chains, accounts, pool, blocks, transactions, topups, relays, railOwnership, dropped, requests, poolOrder]
 
     /// One row per event chain: its settings, its validator (address and sealed key) and its head.
     static let chains = Migration(
@@ -144,6 +144,11 @@ enum LocalChainMigrations {
     /// Chains this hub relays: `upstream` is the hub they are synced from (NULL for chains it
     /// validates itself). A relayed chain is never sealed here and has no sealed key.
     static let relays = Migration("007_relays", portable: "ALTER TABLE localchain_chains ADD COLUMN upstream TEXT;")
+
+    /// The pool in arrival order per chain: the sealer takes the oldest entries of one chain, and
+    /// intake bounds the pool's size by its first and last `seq` (two index lookups) instead of
+    /// counting every entry for every transaction.
+    static let poolOrder = Migration("011_pool_order", portable: "CREATE INDEX localchain_pool_order ON localchain_pool (chain_id, seq);")
 
     /// Chains created before the ledger knew rail ownership: their assets and every account of
     /// them (mirrors and issuance) become the rail's, so the kernel API can no longer move them.

@@ -161,6 +161,23 @@ package enum LocalChainStore {
         )
     }
 
+    /// The pool's size, or a bound of it when that is small enough to decide nothing: at most
+    /// `last seq - first seq + 1` entries can lie between the chain's oldest and newest (two index
+    /// lookups). Only when that bound reaches `limit` are the entries counted.
+    static func poolSize(chainID: UInt64, exactFrom limit: Int, on connection: any SQLConnection) throws -> Int {
+        let chain = Int64(clamping: chainID)
+        // One aggregate per subquery: each is then a single lookup at one end of the index, on both engines.
+        let ends = try connection.queryFirst(
+            """
+            SELECT (SELECT min(seq) FROM localchain_pool WHERE chain_id = \(chain)) AS first, \
+            (SELECT max(seq) FROM localchain_pool WHERE chain_id = \(chain)) AS last
+            """
+        )
+        guard let ends, let first = try ends.optionalInt("first"), let last = try ends.optionalInt("last") else { return 0 }
+        let bound = last - first + 1
+        return bound < limit ? Int(bound) : try poolCount(chainID: chainID, on: connection)
+    }
+
     static func poolEntry(_ row: SQLRow) throws -> PoolEntry {
         PoolEntry(
             seq: try row.int("seq"),
@@ -173,13 +190,60 @@ package enum LocalChainStore {
         )
     }
 
-    static func insert(_ entry: PoolEntry, chainID: UInt64, receivedAt: Int64, on connection: any SQLConnection) throws {
-        try connection.execute(
-            """
-            INSERT INTO localchain_pool (chain_id, hash, sender, recipient, nonce, value, raw, received_at) \
-            VALUES (\(Int64(clamping: chainID)), \(entry.hash), \(entry.sender.description), \(entry.recipient.description), \
-            \(Int64(clamping: entry.nonce)), \(entry.value), \(entry.raw), \(receivedAt))
-            """
+    /// Those of `hashes` that are pending or sealed on the chain.
+    static func knownHashes(chainID: UInt64, among hashes: [String], on connection: any SQLConnection) throws -> Set<String> {
+        let chain = Int64(clamping: chainID)
+        var known = Set<String>()
+        for table: SQL in ["localchain_pool", "localchain_transactions"] {
+            for row in try connection.selectIn("SELECT hash FROM " + table + " WHERE chain_id = \(chain) AND hash", keys: hashes) {
+                known.insert(try row.text("hash"))
+            }
+        }
+        return known
+    }
+
+    /// What each of `senders` has (sealed nonce and balance) and has pending (nonces and value),
+    /// for ``PoolAdmission``; a sender with neither an account nor a pending transaction is absent.
+    static func admissionState(
+        chainID: UInt64,
+        senders: [EthereumAddress],
+        on connection: any SQLConnection
+    ) throws -> [EthereumAddress: PoolAdmission.Sender] {
+        let chain = Int64(clamping: chainID)
+        let addresses = senders.map(\.description)
+        var state: [String: PoolAdmission.Sender] = [:]
+        for row in try connection.selectIn(
+            "SELECT address, nonce, balance FROM localchain_accounts WHERE chain_id = \(chain) AND address",
+            keys: addresses
+        ) {
+            let address = try row.text("address")
+            state[address, default: .init()].nonce = UInt64(try row.int("nonce"))
+            state[address, default: .init()].balance = try row.uint128("balance")
+        }
+        // Only the columns the rules need: the pending rows' raw bytes stay in the database.
+        for row in try connection.selectIn("SELECT sender, nonce, value FROM localchain_pool WHERE chain_id = \(chain) AND sender", keys: addresses) {
+            let sender = try row.text("sender")
+            state[sender, default: .init()].pendingNonces.insert(UInt64(try row.int("nonce")))
+            let (sum, overflow) = state[sender, default: .init()].pendingValue.addingReportingOverflow(try row.uint128("value"))
+            state[sender, default: .init()].pendingValue = overflow ? .max : sum
+        }
+        var bySender: [EthereumAddress: PoolAdmission.Sender] = [:]
+        for sender in senders { bySender[sender] = state[sender.description] }
+        return bySender
+    }
+
+    /// Inserts accepted transactions, many to a statement where that saves round trips.
+    static func insert(_ entries: [PoolEntry], chainID: UInt64, receivedAt: Int64, on connection: any SQLConnection) throws {
+        let chain = Int64(clamping: chainID)
+        try connection.insertMany(
+            into: "localchain_pool",
+            columns: ["chain_id", "hash", "sender", "recipient", "nonce", "value", "raw", "received_at"],
+            rows: entries.map { entry in
+                [
+                    .int(chain), .text(entry.hash), .text(entry.sender.description), .text(entry.recipient.description),
+                    .int(Int64(clamping: entry.nonce)), .uint128(entry.value), .bytes(entry.raw), .int(receivedAt),
+                ]
+            }
         )
     }
 

@@ -63,7 +63,7 @@ struct TopUpController: Sendable {
     @Sendable func getRate(_ request: Request, context: HubRequestContext) async throws -> Response {
         let chain = try await chains.chain(context)
         guard let rate = try await service.topUpRate(chainID: chain.chainID) else {
-            throw Problem(.notFound, code: "no_topup_rate", detail: "The organiser has set no top-up rate for this chain.")
+            throw ChainServiceError.noTopUpRate(.notFound)
         }
         return try context.json(Self.body(rate))
     }
@@ -107,23 +107,17 @@ struct TopUpController: Sendable {
                 return id
             } ?? .timeOrdered()
         let payer = try await ownAccount(body.fromAccountId, field: "from_account_id", principal: principal)
-        do {
-            let (hash, cost, rate) = try await service.topUp(
-                chainID: chain.chainID,
-                to: to,
-                amount: body.amount.value,
-                payer: payer.id,
-                transferID: transferID
-            )
-            return try context.json(
-                Receipt(hash: hash, amount: String(body.amount.value), paid: String(cost), asset: rate.asset.rawValue),
-                status: .accepted
-            )
-        } catch let failure as ChainService.TopUpFailure {
-            throw Self.problem(failure)
-        } catch ChainService.Failure.requestIDReused(let field) {
-            throw ChainController.requestIDReused(field)
-        }
+        let (hash, cost, rate) = try await service.topUp(
+            chainID: chain.chainID,
+            to: to,
+            amount: body.amount.value,
+            payer: payer.id,
+            transferID: transferID
+        )
+        return try context.json(
+            Receipt(hash: hash, amount: String(body.amount.value), paid: String(cost), asset: rate.asset.rawValue),
+            status: .accepted
+        )
     }
 
     struct CashOutBody: Decodable {
@@ -148,13 +142,9 @@ struct TopUpController: Sendable {
         if let rate = try await service.topUpRate(chainID: chain.chainID), payout.asset != rate.asset {
             throw Problem.invalid("payout_account_id", "The account holds \(payout.asset); cash-outs pay \(rate.asset).", code: "asset_mismatch")
         }
-        do {
-            let (hash, pay, rate) = try await service.cashOut(chainID: chain.chainID, raw: raw, payout: payout.id, payoutSignature: payoutSignature)
-            let value = try ValidatedTransaction.validate(raw, chainID: chain.chainID).value
-            return try context.json(Receipt(hash: hash, amount: String(value), paid: String(pay), asset: rate.asset.rawValue), status: .accepted)
-        } catch let failure as ChainService.TopUpFailure {
-            throw Self.problem(failure)
-        }
+        let (hash, pay, rate) = try await service.cashOut(chainID: chain.chainID, raw: raw, payout: payout.id, payoutSignature: payoutSignature)
+        let value = try ValidatedTransaction.validate(raw, chainID: chain.chainID).value
+        return try context.json(Receipt(hash: hash, amount: String(value), paid: String(pay), asset: rate.asset.rawValue), status: .accepted)
     }
 
     func ownAccount(_ text: String, field: String, principal: Principal) async throws -> Account {
@@ -162,14 +152,5 @@ struct TopUpController: Sendable {
             principal.isAdmin || account.owner == .user(principal.userID.description)
         else { throw Problem.invalid(field, "No such account, or it is not yours.", code: "account_not_found") }
         return account
-    }
-
-    static func problem(_ failure: ChainService.TopUpFailure) -> Problem {
-        switch failure {
-        case .noRate: Problem(.conflict, code: "no_topup_rate", detail: "The organiser has set no top-up rate for this chain.")
-        case .notExact:
-            Problem.invalid("amount", "The amount does not convert to a whole number of minor units at this rate.", code: "amount_not_exact")
-        case .transfer(let error): Problem(.unprocessableContent, code: error.code.rawValue, detail: error.message, field: error.field)
-        }
     }
 }

@@ -1,9 +1,15 @@
 import ChainKit
+import Foundation
 import HubKernel
 
 /// Takes signed transactions into a chain's pool. A transaction is stored (and its
 /// `localchain.transaction.accepted` event appended) in one committed write before its hash is
 /// returned, so an acknowledged transaction survives a restart and is sealed afterwards.
+///
+/// The work is split where it costs least: everything that needs no state (decoding, the
+/// signature's recovery, the hash, the event's JSON) runs on the callers' tasks, in parallel, and
+/// the kernel's one writer only checks nonces and funds against the chain and inserts, for a whole
+/// batch at once (one query per kind, one insert of all rows).
 struct TransactionIntake: Sendable {
     let context: PluginContext
     let configuration: LocalChainConfiguration
@@ -22,96 +28,170 @@ struct TransactionIntake: Sendable {
     }
 
     /// Validates `raw` for chain `chainID` and stores it.
-    /// - Throws: ``TransactionRejection`` (nothing stored), or `nil`-chain as `chain_not_found`.
+    /// - Throws: ``TransactionRejection`` (nothing stored), `chain_not_found` for an unknown chain.
     func submit(_ raw: [UInt8], chainID: UInt64) async throws -> Outcome {
-        let validated = try ValidatedTransaction.validate(raw, chainID: chainID)
-        // A relayed chain is validated elsewhere: the transaction goes upstream.
-        if let upstream = try await context.database.read({ try LocalChainStore.chain(chainID, on: $0)?.upstream }) {
-            return try await TransactionForwarder.forward(raw, chainID: chainID, upstream: upstream)
-        }
-        // Signature recovery (above) runs on the caller's task, in parallel with other callers;
-        // only the stateful checks and the insert wait for the kernel's writer, which commits
-        // many transactions together (group commit).
+        try await submit([raw], chainID: chainID)[0].get()
+    }
+
+    /// Validates and stores many transactions (a JSON-RPC batch), one result each, in order: they
+    /// are checked against the chain in that order, so a sender's transactions may follow one
+    /// another in one batch. A refused transaction changes nothing for the others.
+    /// - Throws: only what is nobody's transaction's fault (the database failed).
+    func submit(_ raws: [[UInt8]], chainID: UInt64) async throws -> [Result<Outcome, TransactionRejection>] {
+        let prepared = try await Self.prepare(raws, chainID: chainID)
+        var results = prepared.map { $0.map { Outcome.accepted($0.transaction.hashHex) } }
+        let valid = prepared.indices.compactMap { index in (try? prepared[index].get()).map { (index, $0) } }
+        guard !valid.isEmpty else { return results }
+        let candidates = valid.map(\.1)
         let (configuration, source) = (configuration, context.eventSource)
-        return try await context.write { tx in
-            try Self.store(validated, chainID: chainID, configuration: configuration, source: source, now: tx.now, in: tx)
+        let stored = try await context.write { unit -> Stored in
+            // The chain row first, locked on PostgreSQL: intake and sealing of one chain serialise on it.
+            guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: unit.connection) else {
+                return .decided(Array(repeating: .failure(.chainNotFound(chainID)), count: candidates.count))
+            }
+            // A relayed chain is validated elsewhere: the transactions go upstream.
+            if let upstream = chain.upstream { return .relayed(upstream: upstream) }
+            return .decided(try Self.store(candidates, on: chain, configuration: configuration, source: source, in: unit))
+        }
+        switch stored {
+        case .decided(let decisions):
+            for ((index, _), decision) in zip(valid, decisions) { results[index] = decision }
+        case .relayed(let upstream):
+            for (index, candidate) in valid {
+                do {
+                    results[index] = .success(try await TransactionForwarder.forward(candidate.transaction.raw, chainID: chainID, upstream: upstream))
+                } catch let rejection as TransactionRejection {
+                    results[index] = .failure(rejection)
+                }
+            }
+        }
+        return results
+    }
+
+    /// What the writer made of a batch.
+    enum Stored: Sendable {
+        case decided([Result<Outcome, TransactionRejection>])
+        /// The chain is relayed from `upstream`: nothing was stored here.
+        case relayed(upstream: String)
+    }
+
+    // MARK: Off the writer
+
+    /// A transaction that passed the stateless checks, with its event's payload: prepared before
+    /// the writer sees it, so the writer's thread (which every unit of the hub shares) spends no
+    /// time on JSON.
+    struct Candidate: Sendable {
+        var transaction: ValidatedTransaction
+        /// The `localchain.transaction.accepted` event's `data`.
+        var acceptedEvent: String
+
+        init(_ transaction: ValidatedTransaction, chainID: UInt64) throws {
+            self.transaction = transaction
+            acceptedEvent = try LocalChainEvents.acceptedData(Self.entry(transaction), chainID: chainID)
+        }
+
+        static func entry(_ tx: ValidatedTransaction) -> PoolEntry {
+            PoolEntry(seq: 0, hash: tx.hashHex, sender: tx.sender, recipient: tx.recipient, nonce: tx.nonce, value: tx.value, raw: tx.raw)
         }
     }
 
-    /// The stateful checks and the insert, inside the caller's unit of work.
+    /// Below this many transactions per task, another task costs more than it saves.
+    static let minimumPerTask = 8
+
+    /// Validates `raws` (signature recovery is the costly part), spread over the cores in
+    /// consecutive slices, results in order. Recovery is CPU work that never blocks, so it runs on
+    /// the cooperative pool; the writer is not involved.
+    static func prepare(_ raws: [[UInt8]], chainID: UInt64) async throws -> [Result<Candidate, TransactionRejection>] {
+        let tasks = min(raws.count / minimumPerTask, ProcessInfo.processInfo.activeProcessorCount)
+        guard tasks > 1 else { return try raws.map { try prepare($0, chainID: chainID) } }
+        let sliceSize = (raws.count + tasks - 1) / tasks
+        return try await withThrowingTaskGroup(of: (Int, [Result<Candidate, TransactionRejection>]).self) { group in
+            for (slice, start) in stride(from: 0, to: raws.count, by: sliceSize).enumerated() {
+                let raws = raws[start..<min(start + sliceSize, raws.count)]
+                group.addTask { (slice, try raws.map { try prepare($0, chainID: chainID) }) }
+            }
+            var slices = [[Result<Candidate, TransactionRejection>]](repeating: [], count: tasks)
+            for try await (slice, results) in group { slices[slice] = results }
+            return slices.flatMap { $0 }
+        }
+    }
+
+    static func prepare(_ raw: [UInt8], chainID: UInt64) throws -> Result<Candidate, TransactionRejection> {
+        let validated: ValidatedTransaction
+        do {
+            validated = try ValidatedTransaction.validate(raw, chainID: chainID)
+        } catch let rejection as TransactionRejection {
+            return .failure(rejection)
+        }
+        return .success(try Candidate(validated, chainID: chainID))
+    }
+
+    // MARK: On the writer
+
+    /// The stateful checks and the inserts of a batch, inside the caller's unit of work, on
+    /// `chain` (read and locked by the unit): one query per kind of state for the whole batch,
+    /// then ``PoolAdmission`` in order, then one insert of the accepted rows and their events.
+    static func store(
+        _ candidates: [Candidate],
+        on chain: LocalChain,
+        configuration: LocalChainConfiguration,
+        source: String,
+        allowValidator: Bool = false,
+        in unit: UnitOfWork
+    ) throws -> [Result<Outcome, TransactionRejection>] {
+        let connection = unit.connection
+        let chainID = chain.chainID
+        var senders: [EthereumAddress] = []
+        var seen = Set<EthereumAddress>()
+        for candidate in candidates where seen.insert(candidate.transaction.sender).inserted { senders.append(candidate.transaction.sender) }
+        var admission = PoolAdmission(
+            chain: chain,
+            configuration: configuration,
+            known: try LocalChainStore.knownHashes(chainID: chainID, among: candidates.map(\.transaction.hashHex), on: connection),
+            senders: try LocalChainStore.admissionState(chainID: chainID, senders: senders, on: connection),
+            // A bound is enough while every candidate fits below the limit.
+            poolCount: try LocalChainStore.poolSize(chainID: chainID, exactFrom: configuration.maxPoolPerChain - candidates.count, on: connection)
+        )
+        var results: [Result<Outcome, TransactionRejection>] = []
+        results.reserveCapacity(candidates.count)
+        var entries: [PoolEntry] = []
+        var events: [NewEvent] = []
+        for candidate in candidates {
+            let tx = candidate.transaction
+            do {
+                switch try admission.admit(tx, allowValidator: allowValidator) {
+                case .known:
+                    results.append(.success(.known(tx.hashHex)))
+                case .accept:
+                    entries.append(Candidate.entry(tx))
+                    events.append(LocalChainEvents.accepted(data: candidate.acceptedEvent, chainID: chainID, source: source, time: unit.now))
+                    results.append(.success(.accepted(tx.hashHex)))
+                }
+            } catch {
+                results.append(.failure(error))
+            }
+        }
+        try LocalChainStore.insert(entries, chainID: chainID, receivedAt: Int64(bitPattern: unit.now.nanoseconds), on: connection)
+        try unit.append(events)
+        return results
+    }
+
+    /// One of the hub's own transactions (a grant, a top-up, a cash-out's burn), inside the
+    /// caller's unit of work.
+    /// - Throws: ``TransactionRejection``, `chain_not_found` for an unknown chain.
     static func store(
         _ tx: ValidatedTransaction,
         chainID: UInt64,
         configuration: LocalChainConfiguration,
         source: String,
-        now: LedgerTimestamp,
         allowValidator: Bool = false,
         in unit: UnitOfWork
     ) throws -> Outcome {
-        let connection = unit.connection
-        // The chain row first, locked on PostgreSQL: intake and sealing of one chain serialise on it.
-        guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
-            throw TransactionRejection("chain_not_found", "no chain \(chainID) on this hub")
+        guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: unit.connection) else {
+            throw TransactionRejection.chainNotFound(chainID)
         }
-        let hash = tx.hashHex
-        if try LocalChainStore.transaction(chainID: chainID, hash: hash, on: connection) != nil
-            || LocalChainStore.poolEntry(chainID: chainID, hash: hash, on: connection) != nil
-        {
-            return .known(hash)
-        }
-        guard chain.status == .active else {
-            throw TransactionRejection("chain_\(chain.status.rawValue)", "chain \(chainID) is \(chain.status.rawValue) and takes no transactions")
-        }
-        let isValidator = tx.sender == chain.validator
-        if isValidator && !allowValidator {
-            throw TransactionRejection("validator_sender", "the validator's transactions are made by the hub (grants, top-ups), not sent")
-        }
-        if tx.recipient == chain.validator && !allowValidator {
-            throw TransactionRejection(
-                "validator_recipient",
-                "paying the validator would destroy the money; use the chain's cash-out to turn a balance back"
-            )
-        }
-        let account = try LocalChainStore.account(chainID: chainID, address: tx.sender, on: connection)
-        let expected = account?.nonce ?? 0
-        guard tx.nonce >= expected else {
-            throw TransactionRejection("nonce_too_low", "nonce \(tx.nonce) is used; the account's next nonce is \(expected)")
-        }
-        guard tx.nonce - expected <= configuration.maxNonceGap else {
-            throw TransactionRejection(
-                "nonce_too_high",
-                "nonce \(tx.nonce) is more than \(configuration.maxNonceGap) ahead of the account's next nonce \(expected)"
-            )
-        }
-        let pending = try LocalChainStore.pool(chainID: chainID, sender: tx.sender, on: connection)
-        if pending.contains(where: { $0.nonce == tx.nonce }) {
-            throw TransactionRejection(
-                "nonce_pending",
-                "a transaction with nonce \(tx.nonce) is already pending for this account (fees are zero, so there is no replacement)"
-            )
-        }
-        if !isValidator {
-            // What the sender has, less what its pending transactions already spend.
-            var committed = tx.value
-            for entry in pending {
-                let (sum, overflow) = committed.addingReportingOverflow(entry.value)
-                committed = overflow ? .max : sum
-            }
-            let balance = account?.balance ?? 0
-            guard committed <= balance else {
-                throw TransactionRejection(
-                    "insufficient_funds",
-                    "the account holds \(balance) and its pending transactions with this one spend \(committed)"
-                )
-            }
-        }
-        guard try LocalChainStore.poolCount(chainID: chainID, on: connection) < configuration.maxPoolPerChain else {
-            throw TransactionRejection("pool_full", "chain \(chainID) has \(configuration.maxPoolPerChain) transactions waiting; retry shortly")
-        }
-        let entry = PoolEntry(seq: 0, hash: hash, sender: tx.sender, recipient: tx.recipient, nonce: tx.nonce, value: tx.value, raw: tx.raw)
-        try LocalChainStore.insert(entry, chainID: chainID, receivedAt: Int64(bitPattern: now.nanoseconds), on: connection)
-        try unit.append([LocalChainEvents.accepted(entry, chainID: chainID, source: source, time: now)])
-        return .accepted(hash)
+        let candidate = try Candidate(tx, chainID: chainID)
+        return try store([candidate], on: chain, configuration: configuration, source: source, allowValidator: allowValidator, in: unit)[0].get()
     }
 
     /// The validator's next nonce: after its sealed transactions and those waiting in the pool.

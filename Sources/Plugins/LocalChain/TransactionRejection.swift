@@ -20,5 +20,9 @@ struct TransactionRejection: HubError, Equatable, CustomStringConvertible {
     var errorCode: String { code }
     var description: String { "\(code): \(message)" }
 
+    static func chainNotFound(_ chainID: UInt64) -> TransactionRejection {
+        TransactionRejection.chainNotFound(chainID)
+    }
+
     static let maxRawBytes = 8 * 1024
 }

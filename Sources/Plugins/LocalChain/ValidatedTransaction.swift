@@ -11,8 +11,8 @@ struct ValidatedTransaction: Sendable, Equatable {
     var nonce: UInt64
     var value: UInt128
     var envelope: EthereumTransaction.Envelope
-
-    var hashHex: String { Hex.encode(hash) }
+    /// `hash` as the rail stores and answers it (lowercase `0x` hex).
+    var hashHex: String
 
     /// The gas a plain value transfer uses (Ethereum's intrinsic cost of a transaction with no
     /// data and no access list); a transaction must offer at least this much.
@@ -69,14 +69,16 @@ struct ValidatedTransaction: Sendable, Equatable {
         } catch let error as ChainKitError {
             throw TransactionRejection("invalid_signature", error.message)
         }
+        let hash = Keccak256.hash(raw)
         return ValidatedTransaction(
             raw: raw,
-            hash: Keccak256.hash(raw),
+            hash: hash,
             sender: sender,
             recipient: to,
             nonce: transaction.nonce,
             value: transaction.value.low,
-            envelope: transaction.envelope
+            envelope: transaction.envelope,
+            hashHex: Hex.encode(hash)
         )
     }
 }

@@ -113,4 +113,54 @@ struct LocalChainRPCTests {
             #expect(unknown.status == .notFound)
         }
     }
+    @Test("a batch of sends is stored in order, each call answered on its own, and a resent batch changes nothing", arguments: TestBackend.enabled)
+    func sendBatch(backend: TestBackend) async throws {
+        try await withLocalChainHub(on: backend) { hub, api in
+            let chainID: UInt64 = 5_300
+            // Blocks 2 s apart: both sends are answered before the next block takes the pool.
+            #expect(try await api.createChain(chainID, intervalMs: 2_000).status == .created)
+            let alice = TestKeys.address(TestKeys.alice)
+            let bob = TestKeys.address(TestKeys.bob)
+            #expect(try await api.grant(chainID, to: alice, amount: "100").status == .accepted)
+            try await api.waitSealed(chainID)
+            let eventsBefore = try await api.eventCount()
+            let transfers = try (0..<4).map { try signedTransfer(TestKeys.alice, chainID: chainID, nonce: UInt64($0), to: bob, value: 10) }
+            let wrongChain = try signedTransfer(TestKeys.alice, chainID: 1, nonce: 4, to: bob, value: 1)
+            // 40 pending before it: 61 more is more than Alice holds.
+            let tooMuch = try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 4, to: bob, value: 61)
+            func send(_ id: Any?, _ raw: String) -> [String: Any] {
+                var call: [String: Any] = ["jsonrpc": "2.0", "method": "eth_sendRawTransaction", "params": [raw]]
+                if let id { call["id"] = id }
+                return call
+            }
+            let batch: [Any] = [
+                send(0, Hex.encode(transfers[0].raw)), send(1, Hex.encode(transfers[1].raw)), send(2, "0xzz"),
+                send(3, Hex.encode(wrongChain.raw)), send("x", Hex.encode(transfers[2].raw)),
+                send(nil, Hex.encode(transfers[3].raw)),  // a notification: stored, not answered
+                send(5, Hex.encode(tooMuch.raw)),
+                ["jsonrpc": "2.0", "id": 6, "method": "eth_getTransactionCount", "params": [alice.checksummed, "pending"]],
+            ]
+            func code(_ answer: [String: Any]) -> Int? { (answer["error"] as? [String: Any])?["code"] as? Int }
+            func data(_ answer: [String: Any]) -> String? { (answer["error"] as? [String: Any])?["data"] as? String }
+            for attempt in 0..<2 {
+                let response = try await api.rpc(chainID, batch)
+                let answers = try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [[String: Any]])
+                try #require(answers.count == 7, "attempt \(attempt): \(answers)")
+                #expect(answers[0]["result"] as? String == Hex.encode(transfers[0].hash) && answers[0]["id"] as? Int == 0)
+                #expect(answers[1]["result"] as? String == Hex.encode(transfers[1].hash))
+                #expect(code(answers[2]) == -32602 && answers[2]["id"] as? Int == 2)
+                #expect(code(answers[3]) == -32003 && data(answers[3]) == "wrong_chain_id")
+                #expect(answers[4]["result"] as? String == Hex.encode(transfers[2].hash) && answers[4]["id"] as? String == "x")
+                #expect(code(answers[5]) == -32003 && data(answers[5]) == "insufficient_funds" && answers[5]["id"] as? Int == 5)
+                #expect(answers[6]["result"] as? String == "0x4")
+                // The second time every transaction is known: nothing new is stored or announced.
+                #expect(try await api.poolCount(chainID) == 4)
+                #expect(try await api.eventCount() == eventsBefore + 4)
+            }
+            try await api.waitSealed(chainID)
+            #expect(try await api.account(chainID, alice)?.nonce == 4)
+            #expect(try await api.account(chainID, alice)?.balance == 60)
+            try await hub.ledger.expectVerified()
+        }
+    }
 }
