@@ -52,16 +52,9 @@ if [[ ! -x $venv/bin/python ]] || ! cmp -s "$requirements" "$venv/requirements.t
     cp "$requirements" "$venv/requirements.txt"
 fi
 
-if ! command -v wrk >/dev/null 2>&1; then
-    sudo=()
-    if [[ $(id -u) != 0 ]]; then
-        command -v sudo >/dev/null 2>&1 || die "wrk is not installed and there is no sudo: apt-get install wrk"
-        sudo=(sudo)
-    fi
-    say "installing wrk"
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends wrk
-fi
+# wrk from Debian, when missing.
+source "$root/scripts/lib/ensure-wrk.bash"
+ensure_wrk
 
 bash scripts/install-deps.sh
 say "building hubd (release; several minutes the first time)"

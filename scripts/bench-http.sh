@@ -35,17 +35,9 @@ backends=${BENCH_BACKENDS:-sqlite postgres}
 # Requests to the hub on loopback never go through a proxy the environment may name.
 export no_proxy=127.0.0.1${no_proxy:+,$no_proxy} NO_PROXY=127.0.0.1${NO_PROXY:+,$NO_PROXY}
 
-# --- wrk from Debian.
-if ! command -v wrk >/dev/null 2>&1; then
-    sudo=()
-    if [[ $(id -u) != 0 ]]; then
-        command -v sudo >/dev/null 2>&1 || die "wrk is not installed and there is no sudo: apt-get install wrk"
-        sudo=(sudo)
-    fi
-    say "installing wrk"
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends wrk
-fi
+# wrk from Debian, when missing.
+source "$root/scripts/lib/ensure-wrk.bash"
+ensure_wrk
 
 bash scripts/install-deps.sh
 say "building hubd (release; several minutes the first time)"
