@@ -180,6 +180,52 @@ struct StorageTests {
     }
 
     @Test(
+        "a plugin's migration naming a table outside its prefix is refused and changes nothing; a declared one runs",
+        arguments: TestBackend.enabled
+    )
+    func pluginMigrationsHeldToPrefix(backend: TestBackend) async throws {
+        try await withDatabase(on: backend) { database in
+            try await database.write { try $0.executeScript("CREATE TABLE kernelish_rows (id INTEGER PRIMARY KEY, rail TEXT)") }
+            let group = MigrationGroup.rail("demo-rail")
+            let own = Migration(
+                "001_own",
+                portable: "CREATE TABLE demo_rail_a (id {id} PRIMARY KEY); CREATE INDEX demo_rail_a_id ON demo_rail_a (id)"
+            )
+            for foreign in [
+                "CREATE TABLE demo_rail_b (id INTEGER); UPDATE kernelish_rows SET rail = 'demo-rail'",
+                "CREATE INDEX demo_rail_idx ON kernelish_rows (rail)",
+                "CREATE INDEX kernelish_idx ON demo_rail_a (id)",
+                "DROP TABLE kernelish_rows",
+            ] {
+                let migrator = Migrator([(group: group, migrations: [own, Migration("002_foreign", portable: foreign)])])
+                let refused = await #expect(throws: UnitError.self) { try await migrator.migrate(database) }
+                #expect("\(refused.map { "\($0)" } ?? "")".contains("kernelish"), "\(foreign)")
+                #expect(try await migrator.status(of: database).pending["demo-rail"] == ["002_foreign"])
+            }
+            // Nothing of the refused script ran: its own first statement neither.
+            let tables = try await database.read { connection in
+                try connection.query(
+                    connection.dialect == .sqlite
+                        ? "SELECT name FROM sqlite_master WHERE name LIKE 'demo_rail_%' AND type = 'table' ORDER BY name"
+                        : "SELECT tablename AS name FROM pg_tables WHERE tablename LIKE 'demo_rail_%' AND schemaname = current_schema() ORDER BY tablename"
+                ).map { try $0.text("name") }
+            }
+            #expect(tables == ["demo_rail_a"])
+
+            let declared = Migration(
+                "002_foreign",
+                portable: "UPDATE kernelish_rows SET rail = 'demo-rail'",
+                alsoWrites: ["kernelish_rows"]
+            )
+            #expect(try await Migrator([(group: group, migrations: [own, declared])]).migrate(database) == ["demo-rail/002_foreign"])
+            // The kernel's own groups are not held to a prefix.
+            let kernel = Migrator([(group: MigrationGroup("demo"), migrations: [Migration("001", portable: "UPDATE kernelish_rows SET rail = NULL")])]
+            )
+            #expect(try await kernel.migrate(database) == ["demo/001"])
+        }
+    }
+
+    @Test(
         "canonical decimal parsing accepts exactly the digits of 0...2^128-1",
         arguments: [
             ("0", UInt128?.some(0)), ("5000", 5000), ("340282366920938463463374607431768211455", .max),
