@@ -66,6 +66,36 @@ struct StorageTests {
         }
     }
 
+    @Test("independent queries sent together return each one's rows in order; a failing one fails them all", arguments: TestBackend.enabled)
+    func pipelinedQueries(backend: TestBackend) async throws {
+        try await withDatabase(on: backend) { database in
+            try await database.write { try $0.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)") }
+            let results = try await database.write { connection in
+                // Deferred writes first (they travel in the same pipeline), then statements this
+                // connection has not prepared yet, between ones it has.
+                for k in 1...3 { try connection.executeDeferred("INSERT INTO t (k, v) VALUES (\(k), \("v\(k)"))") }
+                return try connection.queries([
+                    "SELECT v FROM t WHERE k = \(2)",
+                    "SELECT k FROM t WHERE k >= \(2) ORDER BY k DESC",
+                    "SELECT v FROM t WHERE k = \(9)",
+                    "SELECT count(*) AS n FROM t",
+                ])
+            }
+            #expect(try results[0].map { try $0.text("v") } == ["v2"])
+            #expect(try results[1].map { try $0.int("k") } == [3, 2])
+            #expect(results[2].isEmpty)
+            #expect(try results[3].first?.int("n") == 3)
+            let failed = await #expect(throws: DatabaseError.self) {
+                try await database.write { connection in
+                    _ = try connection.queries(["SELECT k FROM t", "SELECT k FROM no_such_table", "SELECT v FROM t"])
+                }
+            }
+            #expect(failed?.sql?.contains("no_such_table") == true)
+            let count = try await database.write { try $0.queries(["SELECT count(*) AS n FROM t"])[0].first?.int("n") }
+            #expect(count == 3)
+        }
+    }
+
     @Test(
         "PostgreSQL sessions plan each execution with its values (no frozen generic plans)",
         arguments: TestBackend.enabled.filter { $0 == .postgres }

@@ -41,6 +41,11 @@ final class PrefixedConnection: SQLConnection, CounterCaching {
         return try base.query(sql, binds)
     }
 
+    func queries(_ statements: [(sql: String, binds: [SQLValue])]) throws -> [[SQLRow]] {
+        for statement in statements { try check(statement.sql) }
+        return try base.queries(statements)
+    }
+
     func executeScript(_ sql: String) throws {
         try check(sql)
         try base.executeScript(sql)
