@@ -242,25 +242,45 @@ struct IdentityAPITests {
         }
     }
 
-    @Test("login is rate-limited per client with 429 and Retry-After")
-    func rateLimit() async throws {
+    @Test("a crowd behind one address all sign in; guessing one account from it gets 429 with Retry-After")
+    func signInLimits() async throws {
         try await withTestHub(on: .sqlite, realIdentity: true) { hub, client in
+            // Forty attendees through one Wi-Fi address (the test client's), some mistyping once.
+            let (admin, _) = try await Self.signInAdmin(hub, client)
+            let creator = try await hub.identity.authenticate(bearer: admin)
+            for index in 0..<40 {
+                let email = "guest\(index)@example.test"
+                _ = try await hub.identity.users.create(
+                    NewUser(email: email, displayName: "Guest \(index)", roles: [.member], password: Self.password),
+                    by: creator
+                )
+                if index.isMultiple(of: 4) {
+                    try await client.execute(
+                        uri: "/v1/auth/login", method: .post, headers: jsonHeaders, body: jsonBody(["email": email, "password": "typo password!"])
+                    ) { #expect($0.status == .unauthorized) }
+                }
+                _ = try await Self.signIn(client, email: email)
+            }
+
             var statuses: [HTTPResponse.Status] = []
-            var retryAfter: String?
-            for _ in 0..<12 {
+            var limited: (retryAfter: String?, code: String?)?
+            for password in Array(repeating: "wrong password!", count: 6) + [Self.password] {
                 try await client.execute(
-                    uri: "/v1/auth/login",
-                    method: .post,
-                    headers: jsonHeaders,
-                    body: jsonBody(["email": "a@example.test", "password": "wrong password!"])
+                    uri: "/v1/auth/login", method: .post, headers: jsonHeaders, body: jsonBody(["email": "guest1@example.test", "password": password])
                 ) { response in
                     statuses.append(response.status)
-                    if response.status == .tooManyRequests { retryAfter = response.headers[.retryAfter] }
+                    if response.status == .tooManyRequests {
+                        limited = (response.headers[.retryAfter], try response.json()["code"] as? String)
+                    }
                 }
             }
-            #expect(statuses.prefix(10).allSatisfy { $0 == .unauthorized })
-            #expect(statuses.suffix(2).allSatisfy { $0 == .tooManyRequests })
-            #expect(retryAfter.flatMap(Int.init).map { $0 >= 1 } == true)
+            // Five wrong guesses, then even the right password waits: the limit answers first.
+            #expect(statuses.prefix(5).allSatisfy { $0 == .unauthorized }, "\(statuses)")
+            #expect(statuses.suffix(2).allSatisfy { $0 == .tooManyRequests }, "\(statuses)")
+            #expect(limited?.code == "too_many_attempts")
+            #expect(limited?.retryAfter.flatMap(Int.init).map { (1...30).contains($0) } == true, "\(String(describing: limited))")
+            // Everyone else from the same address still gets in.
+            _ = try await Self.signIn(client, email: "guest2@example.test")
         }
     }
 

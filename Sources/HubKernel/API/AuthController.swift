@@ -34,7 +34,7 @@ public struct AuthController: Sendable {
     @Sendable func login(_ request: Request, context: HubRequestContext) async throws -> Response {
         var request = request
         let body = try await request.decodeJSON(as: LoginRequest.self, context: context)
-        let signedIn = try await identity.users.login(email: body.email, password: body.password)
+        let signedIn = try await identity.users.login(email: body.email, password: body.password, from: context.remoteAddress)
         return try context.json(SessionRepresentation(signedIn.tokens, user: signedIn.user))
     }
 
@@ -84,7 +84,7 @@ public struct AuthController: Sendable {
         guard let signature = HexText.decode(body.signature), !signature.isEmpty else {
             throw Problem.invalid("signature", "The signature is hex, with or without `0x`.")
         }
-        let signedIn = try await identity.wallets.login(nonce: body.nonce, signature: signature)
+        let signedIn = try await identity.wallets.login(nonce: body.nonce, signature: signature, from: context.remoteAddress)
         return try context.json(SessionRepresentation(signedIn.tokens, user: signedIn.user), status: signedIn.created ? .created : .ok)
     }
 

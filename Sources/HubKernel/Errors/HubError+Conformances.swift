@@ -19,6 +19,7 @@ extension IdentityError: HubError {
         case .forbidden: .forbidden
         case .notFound: .notFound
         case .conflict: .conflict
+        case .rateLimited: .rateLimited
         default: .invalidField
         }
     }

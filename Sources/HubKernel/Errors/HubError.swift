@@ -10,10 +10,13 @@ public protocol HubError: Error, Sendable {
     var errorCode: String { get }
     var message: String { get }
     var field: String? { get }
+    /// How long the caller should wait before trying again, when that is known (a limit's wait).
+    var retryAfter: Duration? { get }
 }
 
 extension HubError {
     public var field: String? { nil }
+    public var retryAfter: Duration? { nil }
 }
 
 /// The transport-neutral classes of failure.
@@ -35,6 +38,8 @@ public enum HubErrorKind: String, Sendable, Hashable, CaseIterable {
     case refused
     /// The hub cannot do it now (shutting down, a dependency down): a retry later may succeed.
     case unavailable
+    /// The caller tried too often (failed sign-ins): a retry after ``HubError/retryAfter`` may succeed.
+    case rateLimited
 
     /// The HTTP status of a problem of this kind.
     public var httpStatus: Int {
@@ -46,11 +51,13 @@ public enum HubErrorKind: String, Sendable, Hashable, CaseIterable {
         case .gone: 410
         case .invalidField, .refused: 422
         case .unavailable: 503
+        case .rateLimited: 429
         }
     }
 
     /// The JSON-RPC error code of this kind: JSON-RPC 2.0's `-32602` (invalid params) for a bad
-    /// field, otherwise the server-error range as EIP-1474 assigns it to Ethereum nodes. EIP-1474
+    /// field, otherwise the server-error range as EIP-1474 assigns it to Ethereum nodes (`-32005`
+    /// "limit exceeded" for a limit). EIP-1474
     /// has no "gone": to a node's client, a thing that is over is a resource not found.
     public var jsonRPCCode: Int {
         switch self {
@@ -59,6 +66,7 @@ public enum HubErrorKind: String, Sendable, Hashable, CaseIterable {
         case .unavailable: -32002
         case .refused, .conflict: -32003
         case .unauthenticated, .forbidden: -32000
+        case .rateLimited: -32005
         }
     }
 }

@@ -46,7 +46,13 @@ public struct ProblemMiddleware: RouterMiddleware {
     static func problem(for error: any HubError) -> Problem {
         var headers: HTTPFields = [:]
         if error.kind == .unauthenticated { headers[.wwwAuthenticate] = "Bearer" }
-        if error.kind == .unavailable { headers[.retryAfter] = "1" }
+        if let wait = error.retryAfter {
+            // Whole seconds, rounded up: a client that waits what it is told is not refused again.
+            let (seconds, attoseconds) = wait.components
+            headers[.retryAfter] = String(max(1, seconds + (attoseconds > 0 ? 1 : 0)))
+        } else if error.kind == .unavailable {
+            headers[.retryAfter] = "1"
+        }
         return Problem(.standard(error.kind.httpStatus), code: error.errorCode, detail: error.message, field: error.field, headers: headers)
     }
 

@@ -16,8 +16,11 @@ public final class RateLimiter: Sendable {
             self.burst = burst
             self.refillPerSecond = refillPerSecond
         }
-        /// 10 at once, then one every 6 s: plenty for people, slow for password guessing.
-        public static let authentication = Rule(burst: 10, refillPerSecond: 1.0 / 6)
+        /// A guard against floods from one address on the sign-in routes, not against guessing
+        /// (``SignInLimits`` counts failures for that): 300 at once, then 20 a second, so a venue's
+        /// crowd behind one address all get in, while one client cannot keep the password hasher
+        /// busy alone.
+        public static let authentication = Rule(burst: 300, refillPerSecond: 20)
     }
 
     private struct Bucket {

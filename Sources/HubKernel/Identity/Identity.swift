@@ -28,6 +28,8 @@ public final class Identity: Sendable {
     public let apiKeys: APIKeyService
     /// Wallet sign-in and the scheme registry rails fill.
     public let wallets: WalletSignIn
+    /// Limits on failed sign-ins, shared by every instance on one database.
+    public let signInLimits: SignInLimits
 
     /// - Parameters:
     ///   - database: a database with the kernel migrations applied (``Ledger/migrations``
@@ -50,9 +52,10 @@ public final class Identity: Sendable {
         self.clock = clock
         passwords = PasswordHasher(parameters: configuration.passwordParameters, threadPool: threadPool)
         tokens = TokenService(context: context)
-        users = UserService(context: context, passwords: passwords, tokens: tokens)
+        signInLimits = SignInLimits(context: context)
+        users = UserService(context: context, passwords: passwords, tokens: tokens, limits: signInLimits)
         apiKeys = APIKeyService(context: context)
-        wallets = WalletSignIn(context: context, schemes: schemes, tokens: tokens)
+        wallets = WalletSignIn(context: context, schemes: schemes, tokens: tokens, limits: signInLimits)
     }
 
     /// The caller behind an `Authorization: Bearer` credential (without the `Bearer ` word): an

@@ -21,6 +21,8 @@ public struct IdentityConfiguration: Sendable {
     /// An API key's `last_used_at` is written at most this often, so a busy key does not turn
     /// every read into a write.
     public var apiKeyLastUsedResolution: Duration = .seconds(60)
+    /// Limits on failed password and wallet sign-ins (``SignInLimits``).
+    public var signInLimits = SignInLimits.Rules()
 
     public init() {}
 }

@@ -24,6 +24,8 @@ public struct IdentityError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let conflict = Kind("conflict")
         /// The input is malformed or breaks a rule (a weak password, an unknown scope).
         public static let invalid = Kind("invalid")
+        /// Too many failed attempts: wait ``IdentityError/retryAfter``.
+        public static let rateLimited = Kind("rate_limited")
     }
 
     /// A stable error code. Each code belongs to one ``Kind``.
@@ -75,6 +77,9 @@ public struct IdentityError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let challengeExpired = Code("challenge_expired", .unauthenticated)
         public static let challengeUsed = Code("challenge_used", .unauthenticated)
         public static let invalidSignature = Code("invalid_signature", .unauthenticated)
+
+        // Limits
+        public static let tooManyAttempts = Code("too_many_attempts", .rateLimited)
     }
 
     /// What went wrong, for programs.
@@ -83,11 +88,21 @@ public struct IdentityError: Error, Sendable, Hashable, CustomStringConvertible 
     public var message: String
     /// The input field at fault (`email`, `password`, `scopes`, …), if one is.
     public var field: String?
+    /// How long to wait before trying again (`too_many_attempts`).
+    public var retryAfter: Duration?
 
     public init(_ code: Code, _ message: String, field: String? = nil) {
         self.code = code
         self.message = message
         self.field = field
+    }
+
+    /// Failed sign-ins reached a limit (``SignInLimits``): try again after `wait`.
+    static func tooManyAttempts(retryAfter wait: Duration) -> IdentityError {
+        let seconds = max(1, wait.components.seconds + (wait.components.attoseconds > 0 ? 1 : 0))
+        var error = IdentityError(.tooManyAttempts, "too many failed sign-ins; try again in \(seconds) s")
+        error.retryAfter = wait
+        return error
     }
 
     public var description: String {

@@ -5,11 +5,13 @@ public final class UserService: Sendable {
     let context: IdentityContext
     let passwords: PasswordHasher
     let tokens: TokenService
+    let limits: SignInLimits
 
-    init(context: IdentityContext, passwords: PasswordHasher, tokens: TokenService) {
+    init(context: IdentityContext, passwords: PasswordHasher, tokens: TokenService, limits: SignInLimits) {
         self.context = context
         self.passwords = passwords
         self.tokens = tokens
+        self.limits = limits
     }
 
     // MARK: Creating

@@ -16,14 +16,16 @@ public final class WalletSignIn: Sendable {
     public let schemes: WalletSchemeRegistry
     let context: IdentityContext
     let tokens: TokenService
+    let limits: SignInLimits
 
     /// Expired challenges older than this are deleted when new ones are issued.
     static let challengeRetention: Duration = .seconds(3600)
 
-    init(context: IdentityContext, schemes: WalletSchemeRegistry, tokens: TokenService) {
+    init(context: IdentityContext, schemes: WalletSchemeRegistry, tokens: TokenService, limits: SignInLimits) {
         self.context = context
         self.schemes = schemes
         self.tokens = tokens
+        self.limits = limits
     }
 
     /// Issues a challenge for `address` under `scheme`.
@@ -59,10 +61,12 @@ public final class WalletSignIn: Sendable {
     /// Answers a challenge and signs in the user linked to its address, creating a member (with
     /// no email and no password) and the link on first use, which appends `identity.user.created`
     /// and `identity.wallet.linked`.
+    /// Failed signatures count against the wallet address and the client `address`
+    /// (``SignInLimits``).
     /// - Throws: `challenge_unknown`, `challenge_used`, `challenge_expired`, `unknown_scheme`,
-    ///   `invalid_signature`, `user_disabled`.
-    public func login(nonce: String, signature: [UInt8]) async throws -> WalletSignedIn {
-        let challenge = try await verifiedChallenge(nonce: nonce, signature: signature)
+    ///   `invalid_signature`, `user_disabled`, `too_many_attempts`.
+    public func login(nonce: String, signature: [UInt8], from address: String? = nil) async throws -> WalletSignedIn {
+        let challenge = try await verifiedChallenge(nonce: nonce, signature: signature, from: address)
         let now = context.now()
         let (user, created) = try await context.database.write { connection -> (User, Bool) in
             try Self.consume(challenge, at: now, on: connection)
@@ -92,7 +96,7 @@ public final class WalletSignIn: Sendable {
     ///   `wallet_linked_elsewhere` when the address belongs to another user.
     @discardableResult
     public func link(nonce: String, signature: [UInt8], to userID: UserID) async throws -> WalletLink {
-        let challenge = try await verifiedChallenge(nonce: nonce, signature: signature)
+        let challenge = try await verifiedChallenge(nonce: nonce, signature: signature, from: nil)
         let now = context.now()
         return try await context.database.write { connection in
             try Self.consume(challenge, at: now, on: connection)
@@ -120,7 +124,8 @@ public final class WalletSignIn: Sendable {
 
     /// Reads the challenge and checks it is open and the signature good. Read-only: a refused
     /// answer leaves the challenge as it was. ``consume(_:at:on:)`` re-checks under the write lock.
-    private func verifiedChallenge(nonce: String, signature: [UInt8]) async throws -> WalletChallenge {
+    /// A wrong signature counts as a failed sign-in of the challenge's wallet address.
+    private func verifiedChallenge(nonce: String, signature: [UInt8], from client: String?) async throws -> WalletChallenge {
         let now = context.now()
         let found = try await context.database.read { try Self.challenge(nonce, on: $0) }
         guard let (challenge, used) = found else {
@@ -131,9 +136,12 @@ public final class WalletSignIn: Sendable {
             throw IdentityError(.challengeExpired, "this challenge has expired; request a new one", field: "nonce")
         }
         let verifier = try schemes.require(challenge.scheme)
+        let attempt = SignInLimits.Attempt(means: "wallet", account: "\(challenge.scheme):\(challenge.address)", address: client)
+        try await limits.check(attempt)
         // Signature checks are CPU work of tens of microseconds, not blocking I/O: they run inline.
         let valid = (try? verifier.verify(message: Array(challenge.message.utf8), signature: signature, address: challenge.address)) ?? false
         guard valid else {
+            try await limits.recordFailure(attempt)
             throw IdentityError(.invalidSignature, "the signature does not match the challenge and address", field: "signature")
         }
         return challenge

@@ -102,5 +102,7 @@ enum KernelMigrations {
                 ALTER TABLE hub_webhook_endpoints ADD COLUMN previous_secret_expires_at {bigint};
                 """
         ),
+        // Failed sign-ins per account, account and address, and address (SignInLimits).
+        SignInLimits.migration,
     ]
 }
