@@ -256,7 +256,10 @@ struct IdentityAPITests {
                 )
                 if index.isMultiple(of: 4) {
                     try await client.execute(
-                        uri: "/v1/auth/login", method: .post, headers: jsonHeaders, body: jsonBody(["email": email, "password": "typo password!"])
+                        uri: "/v1/auth/login",
+                        method: .post,
+                        headers: jsonHeaders,
+                        body: jsonBody(["email": email, "password": "typo password!"])
                     ) { #expect($0.status == .unauthorized) }
                 }
                 _ = try await Self.signIn(client, email: email)
@@ -266,7 +269,10 @@ struct IdentityAPITests {
             var limited: (retryAfter: String?, code: String?)?
             for password in Array(repeating: "wrong password!", count: 6) + [Self.password] {
                 try await client.execute(
-                    uri: "/v1/auth/login", method: .post, headers: jsonHeaders, body: jsonBody(["email": "guest1@example.test", "password": password])
+                    uri: "/v1/auth/login",
+                    method: .post,
+                    headers: jsonHeaders,
+                    body: jsonBody(["email": "guest1@example.test", "password": password])
                 ) { response in
                     statuses.append(response.status)
                     if response.status == .tooManyRequests {

@@ -12,7 +12,10 @@ extension Identity {
         return try await database.write { connection in
             let tokens = try connection.execute("DELETE FROM hub_refresh_tokens WHERE expires_at <= \(now)")
             let challenges = try connection.execute("DELETE FROM hub_wallet_challenges WHERE expires_at <= \(now)")
-            let failures = try SignInLimits.purge(before: LedgerTimestamp(nanoseconds: now.nanoseconds &- min(now.nanoseconds, window)), on: connection)
+            let failures = try SignInLimits.purge(
+                before: LedgerTimestamp(nanoseconds: now.nanoseconds &- min(now.nanoseconds, window)),
+                on: connection
+            )
             return tokens + challenges + failures
         }
     }
