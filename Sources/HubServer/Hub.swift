@@ -23,8 +23,11 @@ public struct Hub: Sendable {
     public let webhookDispatcher: WebhookDispatcher
     /// Whether `POST /v1/auth/dev-login` exists (`HUB_DEV_LOGIN=1`).
     public let devLogin: Bool
-    /// Drops cached authentications after a revocation in this process.
-    public let credentialsChanged: @Sendable () -> Void
+    /// Drops cached authentications after a revocation, here and (on PostgreSQL) in every other
+    /// instance.
+    public let credentialsChanged: @Sendable () async -> Void
+    /// `LISTEN`/`NOTIFY` with the other instances on the same PostgreSQL; `nil` on SQLite.
+    public let clusterSignals: ClusterSignals?
     /// Turns a bearer credential into a principal (cached, unless a test supplied its own).
     public let authenticator: any Authenticator
     /// The running rails.
@@ -52,6 +55,7 @@ public struct Hub: Sendable {
                 IdempotencyExpiryService(database: database, configuration: idempotency, logger: logger),
                 IdentityMaintenanceService(identity: identity, logger: logger),
             ]
+            + (clusterSignals.map { [$0] } ?? [])
             + plugins.services
     }
 }

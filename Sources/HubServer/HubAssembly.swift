@@ -62,8 +62,16 @@ public enum HubAssembly {
             metrics: metricsFactory,
             logger: logger
         )
-        // Credentials checked in the last 2 s are not read again (see CachingAuthenticator).
+        // Credentials checked in the last 2 s are not read again (see CachingAuthenticator); a
+        // revocation empties the cache here at once, and in the other instances through
+        // ClusterSignals.
         let cache = CachingAuthenticator(identity)
+        let signals: ClusterSignals? =
+            switch database.url {
+            case .postgres(let uri):
+                ClusterSignals(uri: uri, logger: logger, onEvents: { [bus] in bus.nudge() }, onCredentials: { [cache] in cache.invalidateAll() })
+            case .sqlite: nil
+            }
         return Hub(
             database: database,
             ledger: ledger,
@@ -72,7 +80,15 @@ public enum HubAssembly {
             webhooks: webhooks,
             webhookDispatcher: dispatcher,
             devLogin: devLogin,
-            credentialsChanged: { [cache] in cache.invalidateAll() },
+            credentialsChanged: { [cache] in
+                cache.invalidateAll()
+                do {
+                    try await ClusterSignals.announce(.credentials, on: database)
+                } catch {
+                    logger.warning("could not tell other instances that credentials changed", metadata: ["error": "\(error)"])
+                }
+            },
+            clusterSignals: signals,
             authenticator: authenticator ?? cache,
             plugins: plugins,
             metrics: registry,

@@ -11,9 +11,9 @@ public struct AuthController: Sendable {
     let devLogin: Bool
     /// Called after a change that must stop a credential working at once (logout, a reused
     /// refresh token ending its session).
-    let credentialsChanged: @Sendable () -> Void
+    let credentialsChanged: @Sendable () async -> Void
 
-    public init(identity: Identity, limiter: RateLimiter, devLogin: Bool, credentialsChanged: @escaping @Sendable () -> Void = {}) {
+    public init(identity: Identity, limiter: RateLimiter, devLogin: Bool, credentialsChanged: @escaping @Sendable () async -> Void = {}) {
         self.identity = identity
         self.limiter = limiter
         self.devLogin = devLogin
@@ -45,7 +45,7 @@ public struct AuthController: Sendable {
         do {
             tokens = try await identity.tokens.refresh(body.refreshToken)
         } catch {
-            credentialsChanged()  // a reused token ends its whole session
+            await credentialsChanged()  // a reused token ends its whole session
             throw error
         }
         return try context.json(SessionRepresentation(tokens, user: nil))
@@ -55,7 +55,7 @@ public struct AuthController: Sendable {
         var request = request
         let body = try await request.decodeJSON(as: RefreshRequest.self, context: context)
         try await identity.tokens.logout(refreshToken: body.refreshToken)
-        credentialsChanged()
+        await credentialsChanged()
         return Response(status: .noContent)
     }
 

@@ -10,9 +10,9 @@ public import Hummingbird
 public struct UsersController: Sendable {
     let identity: Identity
     /// Called after a change that must stop a credential working at once (a revoked key).
-    let credentialsChanged: @Sendable () -> Void
+    let credentialsChanged: @Sendable () async -> Void
 
-    public init(identity: Identity, credentialsChanged: @escaping @Sendable () -> Void = {}) {
+    public init(identity: Identity, credentialsChanged: @escaping @Sendable () async -> Void = {}) {
         self.identity = identity
         self.credentialsChanged = credentialsChanged
     }
@@ -87,7 +87,7 @@ public struct UsersController: Sendable {
             }
         )
         let updated = try await identity.users.setRoles(user.id, to: roles, by: principal)
-        credentialsChanged()
+        await credentialsChanged()
         return try context.json(UserRepresentation(updated))
     }
 
@@ -97,7 +97,7 @@ public struct UsersController: Sendable {
         let principal = try context.requireScope(.usersWrite)
         let user = try await managedUser(context, principal)
         let disabled = try await identity.users.disable(user.id, by: principal)
-        credentialsChanged()
+        await credentialsChanged()
         return try context.json(UserRepresentation(disabled))
     }
 
@@ -149,7 +149,7 @@ public struct UsersController: Sendable {
             key.userID == principal.userID || (principal.isAdmin && principal.allows(scope: .usersWrite))
         else { throw Problem.notFound("API key") }
         let revoked = try await identity.apiKeys.revoke(id)
-        credentialsChanged()
+        await credentialsChanged()
         return try context.json(APIKeyRepresentation(revoked))
     }
 }

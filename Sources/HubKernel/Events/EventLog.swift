@@ -57,6 +57,8 @@ public enum EventLog {
         }
         try connection.insertMany(into: "hub_events", columns: columns, rows: rows)
         try Counters.write(.eventSequence, sequence, on: connection)
+        // Other instances on the same PostgreSQL wake when this commits (ClusterSignals).
+        if connection.dialect == .postgres { try connection.executeDeferred(ClusterSignals.notification(.events)) }
         return sequence
     }
 
