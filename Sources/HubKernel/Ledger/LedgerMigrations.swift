@@ -102,5 +102,7 @@ enum KernelMigrations {
                 ALTER TABLE hub_webhook_endpoints ADD COLUMN previous_secret_expires_at {bigint};
                 """
         ),
+        // The secrets vault (DESIGN §3.5): JWT keys, webhook secrets, rails' keys, sealed.
+        SecretsMigrations.vault,
     ]
 }
