@@ -17,6 +17,8 @@ public struct Hub: Sendable {
     public let bus: EventBus
     /// Users, credentials and wallet sign-in.
     public let identity: Identity
+    /// The secrets vault (JWT keys, webhook secrets, rails' keys); ``prepare()`` opens it.
+    public let secrets: SecretsVault
     /// Webhook endpoints and their deliveries.
     public let webhooks: WebhookStore
     /// Delivers webhooks in the background (among ``services``).
@@ -41,6 +43,12 @@ public struct Hub: Sendable {
     public let logger: Logger
     /// Whether a user id names an existing user (the ledger API checks wallet owners with it).
     public let userExists: @Sendable (String) async throws -> Bool
+
+    /// What runs once after migrations and before anything serves: the secrets vault loads its
+    /// key file (creating it on a new hub) and the keys rails declared.
+    public func prepare() async throws {
+        try await secrets.prepare()
+    }
 
     /// Background work in start order; the HTTP server starts after all of these and stops first.
     public var services: [any Service] {

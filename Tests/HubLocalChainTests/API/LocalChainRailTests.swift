@@ -318,6 +318,7 @@ struct LocalChainRailTests {
             // First process: its sealer never ticks within the test (10 s), so the grant only waits.
             let first = try hub(sealTickMs: 10_000)
             try await HubAssembly.migrator(for: first).migrate(database)
+            try await first.prepare()
             let firstApp = Application(router: buildRouter(hub: first), services: first.services)
             try await firstApp.test(.router) { (client: any TestClientProtocol) async throws in
                 let api = LocalChainAPI(client: client, database: database)
@@ -332,6 +333,7 @@ struct LocalChainRailTests {
             // Second process on the same database and key file seals it.
             let second = try hub(sealTickMs: 20)
             try await HubAssembly.migrator(for: second).migrate(database)
+            try await second.prepare()
             let secondApp = Application(router: buildRouter(hub: second), services: second.services)
             try await secondApp.test(.router) { (client: any TestClientProtocol) async throws in
                 let api = LocalChainAPI(client: client, database: database)
