@@ -1,4 +1,5 @@
 import Foundation
+
 /// RFC 3339 timestamps in UTC with millisecond precision (`2026-11-21T09:30:00.123Z`), computed
 /// from integers (no `DateFormatter`: it is slow and locale-sensitive) straight into 24 bytes.
 enum RFC3339 {
