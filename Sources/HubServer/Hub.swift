@@ -45,9 +45,12 @@ public struct Hub: Sendable {
     public let userExists: @Sendable (String) async throws -> Bool
 
     /// What runs once after migrations and before anything serves: the secrets vault loads its
-    /// key file (creating it on a new hub) and the keys rails declared.
+    /// key file (creating it on a new hub) and the keys rails declared, then webhook secrets of
+    /// before the vault move into it (all in one transaction).
     public func prepare() async throws {
         try await secrets.prepare()
+        let moved = try await webhooks.moveSecretsIntoVault()
+        if moved > 0 { logger.notice("moved webhook secrets into the secrets vault", metadata: ["hub.webhooks.endpoints": "\(moved)"]) }
     }
 
     /// Background work in start order; the HTTP server starts after all of these and stops first.

@@ -64,9 +64,16 @@ public enum HubAssembly {
             throw pluginsFile.error(for: failure)
         }
         let webhookClient = CurlWebhookClient(addressPolicy: webhookConfiguration.addressPolicy)
-        let webhooks = WebhookStore(database: database, client: webhookClient, configuration: webhookConfiguration, metrics: metricsFactory)
+        let webhooks = WebhookStore(
+            database: database,
+            secrets: secrets,
+            client: webhookClient,
+            configuration: webhookConfiguration,
+            metrics: metricsFactory
+        )
         let dispatcher = WebhookDispatcher(
             database: database,
+            secrets: secrets,
             client: webhookClient,
             configuration: webhookConfiguration,
             metrics: metricsFactory,
