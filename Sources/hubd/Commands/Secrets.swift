@@ -11,8 +11,8 @@ struct Secrets: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Manage the secrets vault: rotate its key-encryption key or the JWT signing key.",
         discussion: """
-            The vault's key-encryption key lives in HUB_SECRETS_KEY_FILE (default: secrets.key beside
-            the SQLite database, var/secrets.key with PostgreSQL). Back it up apart from the database:
+            The vault's key-encryption key lives in HUB_SECRETS_KEY_FILE (default: secrets.key beside \
+            the SQLite database, var/secrets.key with PostgreSQL). Back it up apart from the database: \
             without it, nothing in the vault opens.
             """,
         subcommands: [RotateKey.self, RotateJWT.self]
@@ -51,10 +51,10 @@ struct RotateKey: AsyncParsableCommand {
         commandName: "rotate",
         abstract: "Re-seal every secret under a new key-encryption key, in one transaction.",
         discussion: """
-            The new key is written to HUB_SECRETS_KEY_FILE.next, every secret is re-sealed in one
-            database transaction, and only after its commit is the new file renamed over the old one.
-            A crash before the commit leaves the old key in use; after it, the next start (of any
-            hubd command) finishes the rename. Running hubd processes follow the new key by
+            The new key is written to HUB_SECRETS_KEY_FILE.next, every secret is re-sealed in one \
+            database transaction, and only after its commit is the new file renamed over the old one. \
+            A crash before the commit leaves the old key in use; after it, the next start (of any \
+            hubd command) finishes the rename. Running hubd processes follow the new key by \
             themselves. Backups taken before the rotation need the old key file.
             """
     )
@@ -82,9 +82,9 @@ struct RotateJWT: AsyncParsableCommand {
         commandName: "rotate-jwt",
         abstract: "Make a new JWT signing key; tokens signed by the previous one stay valid until they expire.",
         discussion: """
-            New access tokens carry the new key's id (kid) at once in this database's hubd processes
-            (within 30 s: each reloads its keys that often, and at once on a token with an unknown kid).
-            The previous key verifies for the access-token lifetime plus 30 s, and is dropped at the
+            New access tokens carry the new key's id (kid) in every hubd process on this database \
+            within 30 s (each reloads its keys that often, and at once on a token with an unknown kid). \
+            The previous key verifies for the access-token lifetime plus 30 s, and is dropped at the \
             next rotation after that.
             """
     )

@@ -26,9 +26,13 @@ public enum ChildProcess {
         /// The read end of the child's standard output.
         public let output: FileHandle
 
-        public static func start(_ path: String, _ arguments: [String]) throws -> SpawnedChild {
+        /// - Parameter environment: the child's whole environment; `nil` passes this process's.
+        public static func start(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> SpawnedChild {
             let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
             defer { for pointer in argv { free(pointer) } }
+            // Built before the spawn lock, from a dictionary captured once: no reading of the live `environ`.
+            let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+            defer { for pointer in envp ?? [] { free(pointer) } }
             var fds: [Int32] = [0, 0]
             var pid: pid_t = 0
             // Under the spawn lock, and close-on-exec: no other child started by the tests can
@@ -41,6 +45,7 @@ public enum ChildProcess {
                 posix_spawn_file_actions_init(&actions)
                 defer { posix_spawn_file_actions_destroy(&actions) }
                 posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+                if let envp { return posix_spawn(&pid, path, &actions, nil, argv, envp) }
                 return posix_spawn(&pid, path, &actions, nil, argv, environ)
             }
             close(fds[1])
