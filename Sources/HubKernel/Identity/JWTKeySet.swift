@@ -44,10 +44,15 @@ struct JWTKeySet: Codable, Sendable, Equatable {
 
     /// A new current key; the current one retires now; keys retired longer than `grace` ago go.
     func rotated(now: LedgerTimestamp, grace: Duration) -> JWTKeySet {
-        var keys = self.keys.filter { verifiesUntil($0, grace: grace).map { $0 > now.nanoseconds } ?? true }
+        var keys = pruned(now: now, grace: grace).keys
         for index in keys.indices where keys[index].retiredAt == nil { keys[index].retiredAt = now.nanoseconds }
         keys.append(Self.newKey(now: now))
         return JWTKeySet(keys: keys)
+    }
+
+    /// Without the keys that no longer verify at `now`.
+    func pruned(now: LedgerTimestamp, grace: Duration) -> JWTKeySet {
+        JWTKeySet(keys: verifying(at: now, grace: grace))
     }
 
     /// The keys that verify tokens at `now`.

@@ -80,6 +80,22 @@ extension TokenService {
         return rotated.current.kid
     }
 
+    /// Removes keys retired longer than ``retiredKeyGrace`` ago from the stored set (they no
+    /// longer verify anyway); returns how many went. Run by the identity maintenance service.
+    @discardableResult
+    public func dropRetiredKeys() async throws -> Int {
+        let (vault, name, now, grace) = (context.secrets, Self.keySetName, context.now(), retiredKeyGrace)
+        return try await context.database.write { connection in
+            _ = try vault.sealingKey(on: connection)
+            guard let stored = try vault.read(name, on: connection) else { return 0 }
+            let set = try JWTKeySet(encoded: stored)
+            let pruned = set.pruned(now: now, grace: grace)
+            guard pruned.keys.count < set.keys.count else { return 0 }
+            try vault.write(pruned.encoded, as: name, on: connection)
+            return set.keys.count - pruned.keys.count
+        }
+    }
+
     /// The key set from the vault; made on first use, from the key of before the vault
     /// (`hub_secrets`) when there is one, so tokens it signed stay valid. The old row is removed
     /// in the same transaction, so the plaintext key leaves the database with the migration.

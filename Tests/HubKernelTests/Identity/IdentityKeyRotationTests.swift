@@ -72,9 +72,13 @@ struct IdentityKeyRotationTests {
             clock.advance(seconds: 61)
             await expectIdentityError(.tokenExpired) { try await identity.tokens.verify(accessToken: before) }
 
-            // Past the longest lifetime (and the reload margin), the next rotation drops the old key.
+            // Past the longest lifetime (and the reload margin), maintenance drops the old key,
+            // and so would the next rotation.
+            #expect(try await identity.tokens.dropRetiredKeys() == 0)
             clock.advance(seconds: 60)
             #expect(try await storedKeys(identity).count == 2)
+            #expect(try await identity.purgeExpired() >= 1)
+            #expect(try await storedKeys(identity).compactMap { $0["kid"] as? String } == [newKID])
             _ = try await identity.tokens.rotateSigningKey()
             let kids = try await storedKeys(identity).compactMap { $0["kid"] as? String }
             #expect(!kids.contains(oldKID) && kids.contains(newKID) && kids.count == 2, "\(kids)")
