@@ -62,6 +62,8 @@ public func withTestHub(
     testing: TestingSetup = .router,
     _ body: @Sendable (Hub, any TestClientProtocol) async throws -> Void
 ) async throws {
+    let keyFolder = testSecretsKeyFolder()
+    defer { try? FileManager.default.removeItem(atPath: keyFolder) }
     try await withDatabase(on: backend) { database in
         try await withTestHub(
             database: database,
@@ -72,6 +74,7 @@ public func withTestHub(
             devLogin: devLogin,
             webhooks: webhooks,
             testing: testing,
+            secretsKeyFile: keyFolder + "/secrets.key",
             body
         )
     }
