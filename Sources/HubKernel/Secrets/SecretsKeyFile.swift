@@ -89,6 +89,21 @@ public enum SecretsKeyFile {
         syncFolder(of: to)
     }
 
+    /// Takes an exclusive lock on the key file for a rotation (flock(2) on the file itself, so no
+    /// other file is left behind) and returns the descriptor that holds it; close it to release.
+    /// Two rotations at once would both write the next key file, and one would rename the other's
+    /// key into place: the second is refused here instead.
+    /// - Throws: ``SecretsError`` `secrets_key_file` when another process holds the lock.
+    public static func lockForRotation(_ path: String) throws -> Int32 {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SecretsError(.keyFile, "cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            throw SecretsError(.keyFile, "another rotation of \(path) is running; run this one again when it has finished")
+        }
+        return fd
+    }
+
     /// The id of `key` recorded beside each secret it seals: 8 bytes of a keyed BLAKE2b of a fixed
     /// label, in hex. It names the key without revealing anything about it.
     public static func keyID(_ key: KeyEncryptionKey) -> String {

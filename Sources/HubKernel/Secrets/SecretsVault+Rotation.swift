@@ -1,6 +1,10 @@
 import Logging
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 extension SecretsVault {
     /// What a key rotation did.
     public struct Rotation: Sendable {
@@ -27,6 +31,8 @@ extension SecretsVault {
     ///   `hubd` with `HUB_TEST_CRASH_AFTER_COMMIT=1` dies) here to leave what a crash leaves.
     public func rotate(afterCommit: () throws -> Void = {}) async throws -> Rotation {
         let old = try currentKey()
+        let lock = try SecretsKeyFile.lockForRotation(keyFile)
+        defer { close(lock) }
         let new = KeyEncryptionKey.random()
         let newID = SecretsKeyFile.keyID(new)
         try SecretsKeyFile.replace(nextKeyFile, key: new)

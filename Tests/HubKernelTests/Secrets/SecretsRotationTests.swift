@@ -4,6 +4,10 @@ import HubTestSupport
 import Logging
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 struct SimulatedCrash: Error {}
 
 @Suite("secrets key rotation", .timeLimit(.minutes(2)))
@@ -75,6 +79,25 @@ struct SecretsRotationTests {
             try await other.store([2], as: Self.names[1])
             let id = try await vault.database.read { try $0.queryFirst("SELECT kek_id FROM hub_vault_secrets WHERE name = 's1'")!.text("kek_id") }
             #expect(id == rotation.keyID)
+        }
+    }
+}
+
+@Suite("secrets key rotation lock")
+struct SecretsRotationLockTests {
+    @Test("a rotation while another holds the key file is refused before it writes anything")
+    func concurrentRotation() async throws {
+        try await withVault(on: .sqlite) { vault in
+            let held = try SecretsKeyFile.lockForRotation(vault.keyFile)
+            let key = try Data(contentsOf: URL(fileURLWithPath: vault.keyFile))
+            let rows = try await vaultRows(vault.database)
+            let error = await #expect(throws: SecretsError.self) { _ = try await vault.rotate() }
+            #expect(error?.message.contains("another rotation") == true, "\(String(describing: error))")
+            #expect(!FileManager.default.fileExists(atPath: vault.nextKeyFile))
+            #expect(try await vaultRows(vault.database) == rows)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: vault.keyFile)) == key)
+            close(held)
+            _ = try await vault.rotate()
         }
     }
 }
