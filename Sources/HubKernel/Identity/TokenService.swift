@@ -66,7 +66,8 @@ public final class TokenService: Sendable {
         )
         let keys = try await signingKeys()
         let current = keys.set.current
-        guard let collection = keys.collections[current.kid] else { throw IdentityError(.tokenInvalid, "the current signing key is not loaded") }
+        // Every key of the set gets a collection when it is loaded; a miss is a broken invariant.
+        guard let collection = keys.collections[current.kid] else { throw SecretsError(.notReady, "the current JWT signing key is not loaded") }
         let token = try await collection.sign(claims, kid: JWKIdentifier(string: current.kid))
         return TokenPair(
             accessToken: token,
