@@ -66,6 +66,36 @@ struct StorageTests {
         }
     }
 
+    @Test("independent queries sent together return each one's rows in order; a failing one fails them all", arguments: TestBackend.enabled)
+    func pipelinedQueries(backend: TestBackend) async throws {
+        try await withDatabase(on: backend) { database in
+            try await database.write { try $0.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)") }
+            let results = try await database.write { connection in
+                // Deferred writes first (they travel in the same pipeline), then statements this
+                // connection has not prepared yet, between ones it has.
+                for k in 1...3 { try connection.executeDeferred("INSERT INTO t (k, v) VALUES (\(k), \("v\(k)"))") }
+                return try connection.queries([
+                    "SELECT v FROM t WHERE k = \(2)",
+                    "SELECT k FROM t WHERE k >= \(2) ORDER BY k DESC",
+                    "SELECT v FROM t WHERE k = \(9)",
+                    "SELECT count(*) AS n FROM t",
+                ])
+            }
+            #expect(try results[0].map { try $0.text("v") } == ["v2"])
+            #expect(try results[1].map { try $0.int("k") } == [3, 2])
+            #expect(results[2].isEmpty)
+            #expect(try results[3].first?.int("n") == 3)
+            let failed = await #expect(throws: DatabaseError.self) {
+                try await database.write { connection in
+                    _ = try connection.queries(["SELECT k FROM t", "SELECT k FROM no_such_table", "SELECT v FROM t"])
+                }
+            }
+            #expect(failed?.sql?.contains("no_such_table") == true)
+            let count = try await database.write { try $0.queries(["SELECT count(*) AS n FROM t"])[0].first?.int("n") }
+            #expect(count == 3)
+        }
+    }
+
     @Test(
         "PostgreSQL sessions plan each execution with its values (no frozen generic plans)",
         arguments: TestBackend.enabled.filter { $0 == .postgres }
@@ -176,6 +206,52 @@ struct StorageTests {
                 ).count
             }
             #expect(leftover == 0)
+        }
+    }
+
+    @Test(
+        "a plugin's migration naming a table outside its prefix is refused and changes nothing; a declared one runs",
+        arguments: TestBackend.enabled
+    )
+    func pluginMigrationsHeldToPrefix(backend: TestBackend) async throws {
+        try await withDatabase(on: backend) { database in
+            try await database.write { try $0.executeScript("CREATE TABLE kernelish_rows (id INTEGER PRIMARY KEY, rail TEXT)") }
+            let group = MigrationGroup.rail("demo-rail")
+            let own = Migration(
+                "001_own",
+                portable: "CREATE TABLE demo_rail_a (id {id} PRIMARY KEY); CREATE INDEX demo_rail_a_id ON demo_rail_a (id)"
+            )
+            for foreign in [
+                "CREATE TABLE demo_rail_b (id INTEGER); UPDATE kernelish_rows SET rail = 'demo-rail'",
+                "CREATE INDEX demo_rail_idx ON kernelish_rows (rail)",
+                "CREATE INDEX kernelish_idx ON demo_rail_a (id)",
+                "DROP TABLE kernelish_rows",
+            ] {
+                let migrator = Migrator([(group: group, migrations: [own, Migration("002_foreign", portable: foreign)])])
+                let refused = await #expect(throws: UnitError.self) { try await migrator.migrate(database) }
+                #expect("\(refused.map { "\($0)" } ?? "")".contains("kernelish"), "\(foreign)")
+                #expect(try await migrator.status(of: database).pending["demo-rail"] == ["002_foreign"])
+            }
+            // Nothing of the refused script ran: its own first statement neither.
+            let tables = try await database.read { connection in
+                try connection.query(
+                    connection.dialect == .sqlite
+                        ? "SELECT name FROM sqlite_master WHERE name LIKE 'demo_rail_%' AND type = 'table' ORDER BY name"
+                        : "SELECT tablename AS name FROM pg_tables WHERE tablename LIKE 'demo_rail_%' AND schemaname = current_schema() ORDER BY tablename"
+                ).map { try $0.text("name") }
+            }
+            #expect(tables == ["demo_rail_a"])
+
+            let declared = Migration(
+                "002_foreign",
+                portable: "UPDATE kernelish_rows SET rail = 'demo-rail'",
+                alsoWrites: ["kernelish_rows"]
+            )
+            #expect(try await Migrator([(group: group, migrations: [own, declared])]).migrate(database) == ["demo-rail/002_foreign"])
+            // The kernel's own groups are not held to a prefix.
+            let kernel = Migrator([(group: MigrationGroup("demo"), migrations: [Migration("001", portable: "UPDATE kernelish_rows SET rail = NULL")])]
+            )
+            #expect(try await kernel.migrate(database) == ["demo/001"])
         }
     }
 

@@ -34,7 +34,7 @@ struct UnitOfWorkTests {
                 for index in 0..<60 {
                     group.addTask {
                         do {
-                            try await ledger.write(as: .rail("tipjar")) { unit in
+                            try await ledger.write(as: .tipjar) { unit in
                                 _ = try unit.submit(
                                     TransferRequest(id: .random(), action: .post(debit: alice.id, credit: bob.id, amount: 1, asset: usd.code))
                                 )
@@ -92,11 +92,11 @@ struct UnitOfWorkTests {
             ]
             for statement in foreign {
                 await #expect(throws: UnitError.self, "\(statement)") {
-                    try await ledger.write(as: .rail("tipjar")) { unit in _ = try unit.connection.query(statement) }
+                    try await ledger.write(as: .tipjar) { unit in _ = try unit.connection.query(statement) }
                 }
             }
             // Its own tables, with a CTE, an upsert and a locking read, are fine.
-            try await ledger.write(as: .rail("tipjar")) { unit in
+            try await ledger.write(as: .tipjar) { unit in
                 try unit.connection.execute(
                     "INSERT INTO tipjar_notes (name) VALUES ('a') ON CONFLICT (name) DO UPDATE SET name = excluded.name"
                 )
@@ -105,8 +105,22 @@ struct UnitOfWorkTests {
             }
             // Another rail's source is refused for events; its own is used.
             await #expect(throws: UnitError.self) {
-                try await ledger.write(as: .rail("tipjar")) { unit in
-                    try unit.append([NewEvent(type: "x.y", source: "/rails/other", subject: nil, data: "{}", time: unit.now)])
+                try await ledger.write(as: .tipjar) { unit in
+                    try unit.append([NewEvent(type: "tipjar.tipped", source: "/rails/other", subject: nil, data: "{}", time: unit.now)])
+                }
+            }
+            // A type it did not declare is refused, whether emitted or appended, and nothing of
+            // the unit commits.
+            let undeclared = await #expect(throws: UnitError.self) {
+                try await ledger.write(as: .tipjar) { unit in
+                    try unit.connection.execute("INSERT INTO tipjar_notes (name) VALUES ('b')")
+                    try unit.emit("ledger.transfer.posted", subject: nil, data: ["forged": true])
+                }
+            }
+            #expect("\(undeclared.map { "\($0)" } ?? "")".contains("'ledger.transfer.posted'"))
+            await #expect(throws: UnitError.self) {
+                try await ledger.write(as: .tipjar) { unit in
+                    try unit.append([NewEvent(type: "tipjar.other", source: "/rails/tipjar", subject: nil, data: "{}", time: unit.now)])
                 }
             }
             #expect(try await Self.notes(ledger) == ["a"])
@@ -123,7 +137,7 @@ struct UnitOfWorkTests {
             let ledger = Ledger(database: database, logger: .init(label: "test"), onCommit: { nudges.add(1, ordering: .relaxed) })
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for service in ledger.services { group.addTask { try await service.run() } }
-                try await ledger.write(as: .rail("tipjar")) { unit in
+                try await ledger.write(as: .tipjar) { unit in
                     try unit.emit("tipjar.tipped", subject: "jar-1", data: Tipped(jarId: "jar-1", amount: "5"))
                 }
                 #expect(nudges.load(ordering: .relaxed) >= 1)
@@ -145,5 +159,16 @@ struct UnitOfWorkTests {
             SQLTableNames.tables(in: "WITH r AS (SELECT a FROM x_t), s AS (SELECT a FROM r) SELECT a FROM s, \"HUB_users\"") == ["x_t", "hub_users"]
         )
         #expect(SQLTableNames.tables(in: "UPDATE x_t SET a = (SELECT max(a) FROM ledger_accounts)") == ["x_t", "ledger_accounts"])
+        // Schema changes: the objects made and the tables they are made on.
+        #expect(SQLTableNames.tables(in: "CREATE TABLE IF NOT EXISTS x_t (a INTEGER REFERENCES x_u (a))") == ["x_t"])
+        #expect(SQLTableNames.tables(in: "CREATE UNIQUE INDEX IF NOT EXISTS x_i ON ONLY y_t (a, b)") == ["x_i", "y_t"])
+        #expect(SQLTableNames.tables(in: "CREATE INDEX ON y_t (a)") == ["y_t"])
+        #expect(SQLTableNames.tables(in: "DROP INDEX CONCURRENTLY y_i; ALTER TABLE x_t ADD COLUMN b TEXT") == ["y_i", "x_t"])
+        #expect(SQLTableNames.tables(in: "CREATE VIEW y_v AS SELECT a FROM x_t; TRUNCATE TABLE y_t") == ["y_v", "x_t", "y_t", "y_t"])
     }
+}
+
+extension UnitOwner {
+    /// The rail these tests write as, with the one event type it declares.
+    static let tipjar = UnitOwner.rail("tipjar", eventTypes: ["tipjar.tipped"])
 }

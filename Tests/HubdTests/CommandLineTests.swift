@@ -19,21 +19,14 @@ struct CommandLineTests {
     }
 
     func hubd(_ arguments: [String], environment: [String: String], input: String? = nil) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.hubdPath)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let stdin = Pipe()
-        process.standardInput = stdin
-        try ChildProcess.start(process)
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let data = pipe.fileHandleForReading.readAllRetryingInterrupts()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+        let run = try SpawnedChild.run(
+            Self.hubdPath,
+            arguments,
+            environment: SpawnedChild.inheritedEnvironment.merging(environment) { $1 },
+            input: input
+        )
+        guard case .exited(let status) = run.termination else { return Run(status: -1, output: run.output) }
+        return Run(status: status, output: run.output)
     }
 
     func withScratchDatabase(_ body: (String, Database) async throws -> Void) async throws {
@@ -131,27 +124,25 @@ struct CommandLineTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hubd-serve-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let port = Int.random(in: 20_000...40_000)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.hubdPath)
-        process.arguments = ["serve", "--listen", "127.0.0.1:\(port)"]
-        process.environment = ProcessInfo.processInfo.environment.merging(
-            ["HUB_DATABASE_URL": "sqlite:\(folder.path)/hub.sqlite", "HUB_PLUGINS": "/nonexistent-\(UUID())"]
-        ) { $1 }
-        process.environment?["HUB_PLUGINS"] = nil  // the default plugins.json (absent here) means none
-        process.currentDirectoryURL = FileManager.default.temporaryDirectory
-        let output = Pipe()
+        var environment = SpawnedChild.inheritedEnvironment.merging(["HUB_DATABASE_URL": "sqlite:\(folder.path)/hub.sqlite"]) { $1 }
+        environment["HUB_PLUGINS"] = nil  // the default plugins.json (absent here) means none
+        let process = try SpawnedChild.start(
+            Self.hubdPath,
+            ["serve", "--listen", "127.0.0.1:\(port)"],
+            environment: environment,
+            standardError: .discarded,
+            directory: FileManager.default.temporaryDirectory.path
+        )
         let collected = Mutex("")
         // Read on the handle's own queue: a blocking read here could outlive the time limit.
-        output.fileHandleForReading.readabilityHandler = { handle in
+        process.output.readabilityHandler = { handle in
             let chunk = handle.readChunkRetryingInterrupts()
             collected.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
         }
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try ChildProcess.start(process)
         defer {
-            output.fileHandleForReading.readabilityHandler = nil
-            if process.isRunning { process.terminate() }
+            process.output.readabilityHandler = nil
+            process.terminate(SIGKILL)
+            process.wait()
         }
 
         // The token is on stdout once the server listens (never before the port is bound).
@@ -165,16 +156,9 @@ struct CommandLineTests {
         )
 
         func curl(_ arguments: [String]) throws -> String {
-            let curl = Process()
-            curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            curl.arguments =
+            let arguments =
                 ["-s", "--max-time", "10", "--retry", "20", "--retry-connrefused", "--retry-delay", "1", "-w", "\n%{http_code}"] + arguments
-            let pipe = Pipe()
-            curl.standardOutput = pipe
-            try ChildProcess.start(curl)
-            let data = pipe.fileHandleForReading.readAllRetryingInterrupts()
-            curl.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
+            return try SpawnedChild.run("/usr/bin/curl", arguments).output
         }
         let base = "http://127.0.0.1:\(port)"
         #expect(try curl(["\(base)/readyz"]).hasSuffix("200"))
@@ -189,10 +173,8 @@ struct CommandLineTests {
 
         process.terminate()  // SIGTERM: graceful shutdown of the server and every service
         let stopBy = ContinuousClock.now + .seconds(20)
-        while process.isRunning, ContinuousClock.now < stopBy { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(!process.isRunning, "hubd did not stop within 20 s of SIGTERM")
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
+        while process.ended == nil, ContinuousClock.now < stopBy { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(process.ended == .exited(0), "hubd did not exit cleanly within 20 s of SIGTERM: \(String(describing: process.ended))")
     }
 
     @Test("#14 serve on a busy port exits with a clear message, and announces nothing first")

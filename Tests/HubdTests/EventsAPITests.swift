@@ -86,22 +86,16 @@ struct EventsAPITests {
 /// The windows (8 s each) are far longer than the few milliseconds the events take to arrive, so a
 /// loaded machine does not make the test flaky; the test asserts content, never timing.
 struct SSEClient {
-    let process: Process
-    let output: Pipe
+    let process: SpawnedChild
 
     static func start(port: Int, lastEventID: Int64, seconds: Int) throws -> SSEClient {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = [
+        let arguments = [
             "-sN", "--max-time", String(seconds),
             "-H", "Authorization: Bearer test|admin-1|admin",
             "-H", "Last-Event-ID: \(lastEventID)",
             "http://127.0.0.1:\(port)/v1/events/stream",
         ]
-        let output = Pipe()
-        process.standardOutput = output
-        try ChildProcess.start(process)
-        return SSEClient(process: process, output: output)
+        return SSEClient(process: try SpawnedChild.start("/usr/bin/curl", arguments))
     }
 
     /// Waits for curl to stop and returns the sequence of every event received, in order.
@@ -110,11 +104,11 @@ struct SSEClient {
     /// has two threads, and blocking one of them for the whole window stalled every other test's
     /// async work (webhook receivers answered late, deliveries timed out and were sent twice).
     func finish() async throws -> [Int64] {
-        let parts = UncheckedBox((process, output.fileHandleForReading))
+        let process = process
         let data: Data = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let data = parts.value.1.readAllRetryingInterrupts()
-                parts.value.0.waitUntilExit()
+                let data = process.output.readAllRetryingInterrupts()
+                process.wait()
                 continuation.resume(returning: data)
             }
         }
@@ -122,10 +116,4 @@ struct SSEClient {
             line.hasPrefix("id: ") ? Int64(line.dropFirst(4)) : nil
         }
     }
-}
-
-/// Hands values that are used by one thread at a time to that thread.
-private final class UncheckedBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

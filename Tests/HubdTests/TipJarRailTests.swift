@@ -291,6 +291,7 @@ struct TipJarRailTests {
             let plugin = try await api.pluginEntry()
             #expect(plugin["status"] as? String == "running")
             #expect(plugin["route_prefix"] as? String == "/v1/rails/tip-jar")
+            #expect(plugin["event_types"] as? [String] == ["tipjar.jar.opened", "tipjar.jar.tipped", "tipjar.jar.closed"])
             #expect((plugin["health"] as? [String: Any])?["status"] as? String == "ok")
             let panel = try #require(plugin["admin_panel"] as? [String: Any])
             #expect(panel["title"] as? String == "Tip jars")

@@ -12,21 +12,9 @@ struct WalletCommandTests {
     }
 
     func wallet(_ arguments: [String], stdin: String? = nil) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLineTests.hubdPath)
-        process.arguments = ["wallet"] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let input = Pipe()
-        process.standardInput = input
-        try ChildProcess.start(process)
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readAllRetryingInterrupts() + errors.fileHandleForReading.readAllRetryingInterrupts()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+        let run = try SpawnedChild.run(CommandLineTests.hubdPath, ["wallet"] + arguments, input: stdin)
+        guard case .exited(let status) = run.termination else { return Run(status: -1, output: run.output) }
+        return Run(status: status, output: run.output)
     }
 
     @Test("inspect: //Alice in sr25519 and ed25519, a soft path, a secp256k1 key, another SS58 prefix")

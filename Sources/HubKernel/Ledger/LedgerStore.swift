@@ -139,33 +139,47 @@ enum LedgerStore {
         }
         transferKeys.formUnion(pendingKeys)
 
+        // The reads go in as few round trips as their dependencies allow (one pipeline each on
+        // PostgreSQL): the transfers and the holds' pending rows together, then the accounts. A
+        // batch that resolves no hold knows all its accounts up front, so they join the first
+        // trip. Accounts are locked in one statement group, sorted: row locks are then taken in
+        // one global order, so two hubd processes cannot deadlock.
+        let transferReads = connection.selectInStatements(selectTransfers + " WHERE id", keys: Array(transferKeys))
+        let pendingReads = connection.selectInStatements(
+            selectPending + " WHERE transfer_id",
+            keys: Array(pendingKeys),
+            suffix: .forUpdate(connection.dialect)
+        )
+        let accountReads = { (keys: Set<AccountID>) in
+            connection.selectInStatements(selectAccounts + " WHERE id", keys: keys.sorted(), suffix: .forUpdate(connection.dialect))
+        }
+        let accountsUpFront = pendingKeys.isEmpty
+        let firstTrip = try connection.queries(transferReads + pendingReads + (accountsUpFront ? accountReads(accountKeys) : []))
+        var results = firstTrip[...]
+
         var transfers: [TransferID: Transfer] = [:]
-        for row in try connection.selectIn(selectTransfers + " WHERE id", keys: Array(transferKeys)) {
+        for row in results.prefix(transferReads.count).joined() {
             let t = try transfer(row)
             transfers[t.id] = t
         }
+        results = results.dropFirst(transferReads.count)
         var pending: [TransferID: PendingStatus] = [:]
-        let storedHolds = pendingKeys.filter { transfers[$0]?.kind == .pending }
-        for row in try connection.selectIn(
-            selectPending + " WHERE transfer_id",
-            keys: Array(storedHolds),
-            suffix: .forUpdate(connection.dialect)
-        ) {
+        for row in results.prefix(pendingReads.count).joined() {
             let status = try pendingStatus(row)
+            // A pending row stands for a stored hold, which the transfers read found.
+            guard transfers[status.transferID]?.kind == .pending else { continue }
             pending[status.transferID] = status
         }
-        for id in storedHolds {
-            let hold = transfers[id]!
-            accountKeys.insert(hold.debitAccountID)
-            accountKeys.insert(hold.creditAccountID)
+        results = results.dropFirst(pendingReads.count)
+        if !accountsUpFront {
+            for hold in pendingKeys.compactMap({ transfers[$0] }) where hold.kind == .pending {
+                accountKeys.insert(hold.debitAccountID)
+                accountKeys.insert(hold.creditAccountID)
+            }
+            results = try connection.queries(accountReads(accountKeys))[...]
         }
         var accounts: [AccountID: Account] = [:]
-        // Sorted keys take row locks in one global order, so two hubd processes cannot deadlock.
-        for row in try connection.selectIn(
-            selectAccounts + " WHERE id",
-            keys: accountKeys.sorted(),
-            suffix: .forUpdate(connection.dialect)
-        ) {
+        for row in results.joined() {
             let a = try account(row)
             accounts[a.id] = a
         }

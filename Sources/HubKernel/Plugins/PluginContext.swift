@@ -33,6 +33,9 @@ public struct PluginContext: Sendable {
     /// Whether the kernel's password-less development login (`HUB_DEV_LOGIN=1`) is on: a rail may
     /// offer its own development sign-in only then.
     public let developmentLogin: Bool
+    /// The event types the plugin declared (``RailPlugin/eventTypes``), the only ones its units of
+    /// work may append; set by the ``PluginHost``.
+    public internal(set) var eventTypes: Set<String> = []
 
     public init(
         pluginID: String,
@@ -64,13 +67,13 @@ public struct PluginContext: Sendable {
     public var tablePrefix: String { PluginID.tablePrefix(pluginID) }
 
     /// The migration group of the plugin's migrations (its id).
-    public var migrationGroup: MigrationGroup { MigrationGroup(pluginID) }
+    public var migrationGroup: MigrationGroup { MigrationGroup.rail(pluginID) }
 
     /// The `source` of the plugin's events, per CloudEvents: `/rails/<id>`.
     public var eventSource: String { unitOwner.eventSource }
 
     /// The plugin as the owner of its units of work.
-    public var unitOwner: UnitOwner { .rail(pluginID) }
+    public var unitOwner: UnitOwner { .rail(pluginID, eventTypes: eventTypes) }
 
     /// Runs `body` as one unit of work of this plugin (see ``Ledger/write(as:_:)``): its rows, ledger
     /// transfers and events commit together or not at all.

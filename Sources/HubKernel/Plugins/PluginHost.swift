@@ -50,6 +50,15 @@ public final class PluginHost: Sendable {
             precondition(PluginID.isValid(type.id), "plugin id '\(type.id)' is not lower-case words joined by '-'")
         }
         precondition(Set(builtIn.map { $0.id }).count == builtIn.count, "two built-in plugins share an id")
+        var eventTypeOwners: [String: String] = [:]
+        for type in builtIn {
+            for eventType in type.eventTypes {
+                if let problem = PluginEventTypes.problem(with: eventType) { preconditionFailure("plugin '\(type.id)': \(problem)") }
+                if let owner = eventTypeOwners.updateValue(type.id, forKey: eventType), owner != type.id {
+                    preconditionFailure("plugins '\(owner)' and '\(type.id)' both declare the event type '\(eventType)'")
+                }
+            }
+        }
         self.builtIn = builtIn
         var running: [Running] = []
         for entry in entries where entry.enabled {
@@ -57,7 +66,9 @@ public final class PluginHost: Sendable {
                 throw PluginSetupError(pluginID: entry.id, message: "no such plugin in this build")
             }
             do {
-                let plugin = try type.init(context: makeContext(entry.id), config: PluginConfig(json: entry.configJSON))
+                var context = makeContext(entry.id)
+                context.eventTypes = Set(type.eventTypes)
+                let plugin = try type.init(context: context, config: PluginConfig(json: entry.configJSON))
                 running.append(Running(id: entry.id, plugin: plugin))
             } catch let error as PluginConfigError {
                 throw PluginSetupError(pluginID: entry.id, field: error.field, message: error.message)
@@ -70,7 +81,7 @@ public final class PluginHost: Sendable {
 
     /// Each running plugin's migrations as its own group, after the kernel's.
     public var migrationGroups: [(group: MigrationGroup, migrations: [Migration])] {
-        running.map { (group: MigrationGroup($0.id), migrations: $0.plugin.migrations) }
+        running.map { (group: MigrationGroup.rail($0.id), migrations: $0.plugin.migrations) }
     }
 
     public var services: [any Service] { running.flatMap(\.plugin.services) }
@@ -90,6 +101,8 @@ public final class PluginHost: Sendable {
         var health: PluginHealth?
         var adminPanel: AdminPanel?
         var routePrefix: String
+        /// The event types the rail appends, for whoever subscribes webhooks to them.
+        var eventTypes: [String]
     }
 
     /// The running plugins that report `down`, with why: readiness fails while there is one (a
@@ -129,11 +142,12 @@ public final class PluginHost: Sendable {
                         status: "running",
                         health: await Self.health(of: entry.plugin),
                         adminPanel: entry.plugin.adminPanel,
-                        routePrefix: "/v1/rails/\(type.id)"
+                        routePrefix: "/v1/rails/\(type.id)",
+                        eventTypes: type.eventTypes
                     )
                 )
             } else {
-                items.append(PluginRepresentation(id: type.id, status: "disabled", routePrefix: "/v1/rails/\(type.id)"))
+                items.append(PluginRepresentation(id: type.id, status: "disabled", routePrefix: "/v1/rails/\(type.id)", eventTypes: type.eventTypes))
             }
         }
         return try context.json(Page(data: items, nextCursor: nil))

@@ -15,6 +15,13 @@ public protocol RailPlugin: Sendable {
     /// naming the field for anything invalid; start-up stops with the file, plugin and field.
     init(context: PluginContext, config: PluginConfig) throws
 
+    /// Every event type the plugin appends (`ble.session.paid`): lower-case dotted names, none in
+    /// the kernel's namespaces (``PluginEventTypes/kernelNamespaces``), none shared with another
+    /// plugin. A unit of work that appends any other type is refused
+    /// (``UnitError/undeclaredEventType(_:owner:)``), and `GET /v1/plugins` lists them for whoever
+    /// subscribes webhooks.
+    static var eventTypes: [String] { get }
+
     /// The plugin's own ordered, named migrations (its tables start with ``PluginContext/tablePrefix``),
     /// known without building the plugin, so `hubd version` can say which schema this build carries.
     static var schema: [Migration] { get }
@@ -36,6 +43,7 @@ public protocol RailPlugin: Sendable {
 }
 
 extension RailPlugin {
+    public static var eventTypes: [String] { [] }
     public static var schema: [Migration] { [] }
     public var migrations: [Migration] { Self.schema }
     public var services: [any Service] { [] }
@@ -58,4 +66,26 @@ public struct PluginHealth: Sendable, Equatable, Codable {
     }
 
     public static let ok = PluginHealth(.ok)
+}
+
+/// The rules for plugins' event type names.
+public enum PluginEventTypes {
+    /// The kernel's own event types start with one of these.
+    public static let kernelNamespaces = ["ledger.", "identity.", "webhook.", "hub."]
+
+    /// Why `type` cannot be a plugin's event type, or `nil` when it can.
+    public static func problem(with type: String) -> String? {
+        let words = type.split(separator: ".", omittingEmptySubsequences: false)
+        let wellFormed =
+            words.count >= 2
+            && words.allSatisfy { word in
+                word.utf8.first.map { $0 >= 0x61 && $0 <= 0x7A } == true
+                    && word.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
+            }
+        guard wellFormed else { return "'\(type)' is not lower-case words joined by '.'" }
+        if let namespace = kernelNamespaces.first(where: { type.hasPrefix($0) }) {
+            return "'\(type)' is in the kernel's namespace '\(namespace)'"
+        }
+        return nil
+    }
 }

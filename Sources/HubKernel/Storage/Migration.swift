@@ -4,28 +4,61 @@ import Foundation
 /// other; within a group migrations apply in order.
 public struct MigrationGroup: Hashable, Sendable, CustomStringConvertible {
     public let name: String
-    public init(_ name: String) { self.name = name }
+    /// The prefix every table a migration of this group names must start with; `nil` for the
+    /// kernel's own groups.
+    public let tablePrefix: String?
+
+    /// A group whose migrations may name any table: the kernel's, or a test's.
+    public init(_ name: String) {
+        self.name = name
+        self.tablePrefix = nil
+    }
+
+    /// A plugin's group: its migrations are held to its table prefix, as its units of work are.
+    public static func rail(_ pluginID: String) -> MigrationGroup {
+        MigrationGroup(name: pluginID, tablePrefix: PluginID.tablePrefix(pluginID))
+    }
+
+    private init(name: String, tablePrefix: String?) {
+        self.name = name
+        self.tablePrefix = tablePrefix
+    }
+
     public var description: String { name }
+
+    public static func == (lhs: MigrationGroup, rhs: MigrationGroup) -> Bool { lhs.name == rhs.name }
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
     public static let kernel = MigrationGroup("kernel")
 }
 
 /// One named schema change. Its SQL is a portable template (see ``SQLDialect/ddl(_:)``) or,
 /// where the engines differ, one text per dialect.
+///
+/// A plugin's migration names only tables of the plugin's prefix; the kernel refuses one that
+/// names any other (``UnitError/foreignTable(_:prefix:statement:)``) before it changes anything.
+/// The one way past that is ``foreignTables``: a data migration of kernel rows the plugin owns
+/// (which rail an asset belongs to, say), each such table named in the migration's declaration,
+/// where a reviewer sees it.
 public struct Migration: Sendable {
     public let name: String
     public let sql: @Sendable (SQLDialect) -> String
+    /// Tables outside its group's prefix that this migration is allowed to name.
+    public let foreignTables: Set<String>
 
-    /// A migration whose DDL template serves both dialects.
-    public init(_ name: String, portable template: String) {
+    /// A migration whose DDL template serves both dialects; `alsoWrites` names the tables outside
+    /// its plugin's prefix it may touch (none, nearly always).
+    public init(_ name: String, portable template: String, alsoWrites foreignTables: Set<String> = []) {
         self.name = name
         self.sql = { $0.ddl(template) }
+        self.foreignTables = foreignTables
     }
 
     /// A migration with a different script per dialect.
-    public init(_ name: String, sql: @escaping @Sendable (SQLDialect) -> String) {
+    public init(_ name: String, alsoWrites foreignTables: Set<String> = [], sql: @escaping @Sendable (SQLDialect) -> String) {
         self.name = name
         self.sql = sql
+        self.foreignTables = foreignTables
     }
 }
 
@@ -97,7 +130,11 @@ public struct Migrator: Sendable {
                     try Self.checkHistory(group: group, applied: done, known: names)
                     guard done.count < migrations.count else { return nil }
                     let migration = migrations[done.count]
-                    try connection.executeScript(migration.sql(connection.dialect))
+                    let held =
+                        group.tablePrefix.map {
+                            PrefixedConnection(connection, prefix: $0, alsoAllowed: migration.foreignTables) as any SQLConnection
+                        } ?? connection
+                    try held.executeScript(migration.sql(connection.dialect))
                     let appliedAt = ISO8601DateFormatter().string(from: Date())
                     try connection.execute(
                         """

@@ -86,6 +86,22 @@ final class PostgresConnection: SQLConnection, CounterCaching {
     func query(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow] {
         let result = try run(sql, binds)
         defer { PQclear(result) }
+        return try rows(of: result, sql: sql)
+    }
+
+    /// Every statement in one pipeline: one round trip for all of them.
+    func queries(_ statements: [(sql: String, binds: [SQLValue])]) throws -> [[SQLRow]] {
+        guard statements.count > 1 else { return try statements.map { try query($0.sql, $0.binds) } }
+        for statement in statements { try send(statement.sql, statement.binds) }
+        let results = try sync(keeping: statements.count)
+        defer { for result in results { PQclear(result) } }
+        guard results.count == statements.count else {
+            throw DatabaseError(.connection, "a pipeline of \(statements.count) queries returned \(results.count) results")
+        }
+        return try zip(results, statements).map { try rows(of: $0, sql: $1.sql) }
+    }
+
+    private func rows(of result: OpaquePointer?, sql: String) throws -> [SQLRow] {
         let rowCount = PQntuples(result)
         let columnCount = PQnfields(result)
         let types = (0..<columnCount).map { PQftype(result, $0) }
@@ -124,7 +140,7 @@ final class PostgresConnection: SQLConnection, CounterCaching {
     private func run(_ sql: String, _ binds: [SQLValue]) throws -> OpaquePointer? {
         if !pipelined.isEmpty {
             try send(sql, binds)
-            return try sync(keepingLast: true)
+            return try sync(keeping: 1).first
         }
         let conn = try conn
         let name = try preparedName(sql, on: conn)
@@ -172,19 +188,21 @@ final class PostgresConnection: SQLConnection, CounterCaching {
     }
 
     /// Ends the pipeline: a sync, every queued result read, pipeline mode left. Throws the first
-    /// failed statement's error (the server skipped the rest of the pipeline after it). With
-    /// `keepingLast`, returns the last statement's result for the caller to read and clear.
+    /// failed statement's error (the server skipped the rest of the pipeline after it). Returns
+    /// the results of the last `kept` statements (preparations aside), in order, for the caller
+    /// to read and clear.
     @discardableResult
-    private func sync(keepingLast: Bool = false) throws -> OpaquePointer? {
-        guard !pipelined.isEmpty else { return nil }
+    private func sync(keeping kept: Int = 0) throws -> [OpaquePointer] {
+        guard !pipelined.isEmpty else { return [] }
         let conn = try conn
         let statements = pipelined
         pipelined = []
+        let keptPositions = Set(statements.indices.filter { !statements[$0].prepares }.suffix(kept))
         guard PQpipelineSync(conn) == 1 else {
             throw DatabaseError(.connection, "pipeline sync failed: \(Self.trimmed(PQerrorMessage(conn)))")
         }
         var failure: DatabaseError?
-        var last: OpaquePointer?
+        var keptResults: [OpaquePointer] = []
         var index = 0
         var emptyReads = 0
         while true {
@@ -203,6 +221,7 @@ final class PostgresConnection: SQLConnection, CounterCaching {
                 PQclear(result)
                 break
             }
+            let position = index
             let statement = index < statements.count ? statements[index] : (sql: "", prepares: false)
             index += 1
             if status == PGRES_PIPELINE_ABORTED {
@@ -218,18 +237,18 @@ final class PostgresConnection: SQLConnection, CounterCaching {
                 PQclear(result)
                 continue
             }
-            if keepingLast && index == statements.count {
-                last = result
+            if keptPositions.contains(position) {
+                keptResults.append(result)
             } else {
                 PQclear(result)
             }
         }
         _ = PQexitPipelineMode(conn)
         if let failure {
-            PQclear(last)
+            for result in keptResults { PQclear(result) }
             throw failure
         }
-        return last
+        return keptResults
     }
 
     // MARK: Statements and parameters

@@ -52,16 +52,18 @@ extension SQLConnection {
     /// once per key) and returns all rows. `prefix` ends with the column to match, e.g.
     /// `"SELECT id, amount FROM ledger_transfers WHERE id"`; `suffix` starts with a space.
     public func selectIn(_ prefix: SQL, keys: [some SQLBindable], suffix: SQL = "") throws -> [SQLRow] {
-        guard !keys.isEmpty else { return [] }
-        var rows: [SQLRow] = []
-        if dialect == .sqlite {
-            for key in keys { rows.append(contentsOf: try query(prefix + " = \(key)" + suffix)) }
-            return rows
+        try queries(selectInStatements(prefix, keys: keys, suffix: suffix)).flatMap { $0 }
+    }
+
+    /// The statements of ``selectIn(_:keys:suffix:)``, for a caller that sends them along with
+    /// other independent reads (``queries(_:)-(_)``): one per key on SQLite, where a prepared
+    /// equality is fastest; `IN` lists in power-of-two chunks on PostgreSQL, so a few statement
+    /// shapes serve every count.
+    public func selectInStatements(_ prefix: SQL, keys: [some SQLBindable], suffix: SQL = "") -> [SQL] {
+        if dialect == .sqlite { return keys.map { key in prefix + " = \(key)" + suffix } }
+        return powerOfTwoChunks(keys.count, maxChunk: Self.maxParameters).map { chunk in
+            prefix + " IN (\(list: Array(keys[chunk])))" + suffix
         }
-        for chunk in powerOfTwoChunks(keys.count, maxChunk: Self.maxParameters) {
-            rows.append(contentsOf: try query(prefix + " IN (\(list: Array(keys[chunk])))" + suffix))
-        }
-        return rows
     }
 }
 

@@ -44,12 +44,21 @@ public protocol SQLConnection: AnyObject {
     /// such statements and the next one that is read). An error it causes is thrown by that next
     /// statement, still inside the same transaction (and savepoint).
     func executeDeferred(_ sql: String, _ binds: [SQLValue]) throws
+
+    /// Runs queries that do not depend on each other's results and returns each one's rows, in
+    /// order: a backend may send them together (PostgreSQL pipelines them, one round trip).
+    func queries(_ statements: [(sql: String, binds: [SQLValue])]) throws -> [[SQLRow]]
 }
 
 extension SQLConnection {
     /// Backends that cannot defer run the statement at once.
     public func executeDeferred(_ sql: String, _ binds: [SQLValue]) throws {
         try execute(sql, binds)
+    }
+
+    /// Backends that cannot pipeline run the queries one after another.
+    public func queries(_ statements: [(sql: String, binds: [SQLValue])]) throws -> [[SQLRow]] {
+        try statements.map { try query($0.sql, $0.binds) }
     }
 }
 
@@ -87,6 +96,16 @@ extension SQLConnection {
     public func query(_ statement: SQL) throws -> [SQLRow] {
         let (text, binds) = statement.rendered
         return try query(text, binds)
+    }
+
+    /// ``queries(_:)-(_)`` written with ``SQL`` interpolation: independent reads in one round trip.
+    public func queries(_ statements: [SQL]) throws -> [[SQLRow]] {
+        try queries(
+            statements.map { statement in
+                let (text, binds) = statement.rendered
+                return (sql: text, binds: binds)
+            }
+        )
     }
 
     /// ``executeDeferred(_:_:)`` written with ``SQL`` interpolation.

@@ -10,11 +10,15 @@ import Synchronization
 final class PrefixedConnection: SQLConnection, CounterCaching {
     private let base: any SQLConnection
     private let prefix: String
+    /// Tables outside the prefix this connection may still name (a plugin migration's declared
+    /// ``Migration/foreignTables``); empty for units of work.
+    private let alsoAllowed: Set<String>
     private static let approved = Mutex<Set<String>>([])
 
-    init(_ base: any SQLConnection, prefix: String) {
+    init(_ base: any SQLConnection, prefix: String, alsoAllowed: Set<String> = []) {
         self.base = base
         self.prefix = prefix
+        self.alsoAllowed = alsoAllowed
     }
 
     var dialect: SQLDialect { base.dialect }
@@ -37,15 +41,20 @@ final class PrefixedConnection: SQLConnection, CounterCaching {
         return try base.query(sql, binds)
     }
 
+    func queries(_ statements: [(sql: String, binds: [SQLValue])]) throws -> [[SQLRow]] {
+        for statement in statements { try check(statement.sql) }
+        return try base.queries(statements)
+    }
+
     func executeScript(_ sql: String) throws {
         try check(sql)
         try base.executeScript(sql)
     }
 
     private func check(_ sql: String) throws {
-        let key = prefix + "\u{0}" + sql
+        let key = ([prefix] + alsoAllowed.sorted() + [sql]).joined(separator: "\u{0}")
         if Self.approved.withLock({ $0.contains(key) }) { return }
-        if let foreign = SQLTableNames.tables(in: sql).first(where: { !$0.hasPrefix(prefix) }) {
+        if let foreign = SQLTableNames.tables(in: sql).first(where: { !$0.hasPrefix(prefix) && !alsoAllowed.contains($0) }) {
             throw UnitError.foreignTable(foreign, prefix: prefix, statement: sql)
         }
         Self.approved.withLock { approved in
@@ -58,8 +67,11 @@ final class PrefixedConnection: SQLConnection, CounterCaching {
 
 /// The tables a statement names, read from its text.
 enum SQLTableNames {
-    private static let tableKeywords: Set<String> = ["from", "join", "into", "update", "table"]
-    private static let skippable: Set<String> = ["only", "if", "not", "exists", "lateral"]
+    private static let tableKeywords: Set<String> = ["from", "join", "into", "update", "table", "truncate"]
+    /// Schema objects whose own names are held to the prefix as tables are: a rail creates or
+    /// drops only its own indexes, views, sequences and triggers.
+    private static let objectKeywords: Set<String> = ["index", "view", "sequence", "trigger"]
+    private static let skippable: Set<String> = ["only", "if", "not", "exists", "lateral", "concurrently", "table"]
 
     static func tables(in sql: String) -> [String] {
         let tokens = tokenize(sql)
@@ -74,6 +86,10 @@ enum SQLTableNames {
         var index = 0
         while index < tokens.count {
             defer { index += 1 }
+            if objectKeywords.contains(tokens[index]) {
+                tables += objectNames(after: index, in: tokens)
+                continue
+            }
             guard tableKeywords.contains(tokens[index]) else { continue }
             // `ON CONFLICT … DO UPDATE SET` and `FOR UPDATE [SKIP LOCKED]` name no table.
             if tokens[index] == "update", index > 0, tokens[index - 1] == "do" || tokens[index - 1] == "for" { continue }
@@ -107,6 +123,27 @@ enum SQLTableNames {
         }
         return tables
     }
+
+    /// `INDEX [IF NOT EXISTS] name ON [ONLY] table` (and a trigger's `… ON table`): the object's
+    /// name, and the table it is made on.
+    private static func objectNames(after keyword: Int, in tokens: [String]) -> [String] {
+        var names: [String] = []
+        var next = keyword + 1
+        while next < tokens.count, skippable.contains(tokens[next]) { next += 1 }
+        guard next < tokens.count else { return names }
+        // PostgreSQL's `CREATE INDEX ON table` names no index.
+        if tokens[next] != "on", isIdentifier(tokens[next]) { names.append(tokens[next]) }
+        guard tokens[keyword] == "index" || tokens[keyword] == "trigger" else { return names }
+        var scan = next
+        while scan < tokens.count, tokens[scan] != "on", tokens[scan] != ";" { scan += 1 }
+        guard scan < tokens.count, tokens[scan] == "on" else { return names }
+        scan += 1
+        while scan < tokens.count, skippable.contains(tokens[scan]) { scan += 1 }
+        if scan < tokens.count, isIdentifier(tokens[scan]) { names.append(tokens[scan]) }
+        return names
+    }
+
+    private static func isIdentifier(_ token: String) -> Bool { token.utf8.first.map(isIdentifierStart) ?? false }
 
     private static let clauseKeywords: Set<String> = [
         "where", "join", "left", "right", "inner", "cross", "full", "on", "group", "order", "limit", "having", "union",

@@ -115,6 +115,11 @@ public final class UnitOfWork {
                 throw UnitError.foreignEventSource(event.source, owner: owner)
             }
         }
+        if let declared = owner.eventTypes {
+            for event in events where !declared.contains(event.type) {
+                throw UnitError.undeclaredEventType(event.type, owner: owner)
+            }
+        }
         try EventLog.append(events, on: database)
     }
 }
@@ -125,19 +130,21 @@ public struct UnitOwner: Sendable, Hashable, CustomStringConvertible {
     public let tablePrefix: String?
     /// The CloudEvents `source` of its events.
     public let eventSource: String
+    /// The event types it may append; `nil` for the kernel.
+    public let eventTypes: Set<String>?
 
     /// The kernel: the ledger and the services around it, writing their own tables.
-    public static let kernel = UnitOwner(tablePrefix: nil, eventSource: "/ledger")
+    public static let kernel = UnitOwner(tablePrefix: nil, eventSource: "/ledger", eventTypes: nil)
 
     /// A rail: `ble-sessions` writes only `ble_sessions_…` tables, its events come from
-    /// `/rails/ble-sessions`.
-    public static func rail(_ pluginID: String) -> UnitOwner {
-        UnitOwner(tablePrefix: PluginID.tablePrefix(pluginID), eventSource: "/rails/\(pluginID)")
+    /// `/rails/ble-sessions` and have one of the types it declared.
+    public static func rail(_ pluginID: String, eventTypes: some Sequence<String>) -> UnitOwner {
+        UnitOwner(tablePrefix: PluginID.tablePrefix(pluginID), eventSource: "/rails/\(pluginID)", eventTypes: Set(eventTypes))
     }
 
     /// A kernel component writing under its own event source (e.g. `/identity`).
     public static func kernel(source: String) -> UnitOwner {
-        UnitOwner(tablePrefix: nil, eventSource: source)
+        UnitOwner(tablePrefix: nil, eventSource: source, eventTypes: nil)
     }
 
     public var description: String { tablePrefix.map { "the rail writing \($0)* tables" } ?? "the kernel" }
@@ -152,6 +159,7 @@ public struct UnitOwner: Sendable, Hashable, CustomStringConvertible {
 public enum UnitError: Error, Sendable, CustomStringConvertible {
     case foreignTable(String, prefix: String, statement: String)
     case foreignEventSource(String, owner: UnitOwner)
+    case undeclaredEventType(String, owner: UnitOwner)
 
     public var description: String {
         switch self {
@@ -159,6 +167,8 @@ public enum UnitError: Error, Sendable, CustomStringConvertible {
             "a rail writes only its own tables (\(prefix)*); this statement names \(table): \(statement)"
         case .foreignEventSource(let source, let owner):
             "\(owner) appends events as \(owner.eventSource), not \(source)"
+        case .undeclaredEventType(let type, let owner):
+            "\(owner) appends only the event types its plugin declares (RailPlugin.eventTypes), not '\(type)'"
         }
     }
 }

@@ -8,6 +8,7 @@ public import ServiceLifecycle
 /// routes under `/gotchu`, so the existing app works by changing its base URL.
 public struct BLESessionsPlugin: RailPlugin {
     public static let id = "ble-sessions"
+    public static let eventTypes = SessionEvents.all
 
     let configuration: BLESessionsConfiguration
     let service: SessionService

@@ -114,8 +114,11 @@ struct SessionService: Sendable {
                 endedAt: nil
             )
             try SessionStore.insert(session, on: tx.connection)
-            session.eid = try Self.issueEID(for: session.id, at: now, on: tx.connection)
-            try SessionStore.update(session, on: tx.connection)
+            // The EID drawn above almost always is free: record it; only a collision costs more.
+            if try !SessionStore.insertEID(session.eid, session: session.id, at: now, on: tx.connection) {
+                session.eid = try Self.issueEID(for: session.id, at: now, on: tx.connection)
+                try SessionStore.update(session, on: tx.connection)
+            }
             try tx.append([SessionEvents.event(SessionEvents.created, session, at: now, source: source)])
             return session
         }
@@ -166,13 +169,12 @@ struct SessionService: Sendable {
         let source = self.source
         return try await step(answer) { tx in
             let now = tx.now
-            guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection) else {
+            guard case (var session, let locks)? = try SessionStore.sessionForUpdateWithLocks(sessionID, on: tx.connection) else {
                 return .refused(SessionRefusal.notFound())
             }
             if session.status.isFinal { return .refused(SessionRefusal.ended(session)) }
             if session.expiresAt <= now { return .refused(SessionRefusal.expired(session)) }
             guard payer != session.payeeID else { return .refused(SessionRefusal.cannotPaySelf()) }
-            let locks = try SessionStore.locks(session: sessionID, on: tx.connection)
             var releasedLapsedLock = false
             if let mine = locks.first(where: { $0.payerID == payer && $0.state == .held }) {
                 if mine.expiresAt > now { return .done((session, mine)) }
@@ -239,11 +241,11 @@ struct SessionService: Sendable {
         let source = self.source
         return try await step(answer) { tx in
             let now = tx.now
-            guard var session = try SessionStore.session(sessionID, forUpdate: true, on: tx.connection) else {
+            guard case (var session, let locks)? = try SessionStore.sessionForUpdateWithLocks(sessionID, on: tx.connection) else {
                 return .refused(SessionRefusal.notFound())
             }
             guard payer != session.payeeID else { return .refused(SessionRefusal.cannotPaySelf()) }
-            let mine = try SessionStore.locks(session: sessionID, on: tx.connection).filter { $0.payerID == payer }
+            let mine = locks.filter { $0.payerID == payer }
             guard var lock = mine.last(where: { $0.state == .held }) else {
                 if mine.contains(where: { $0.state == .paid }) { return .refused(SessionRefusal.shareAlreadyPaid()) }
                 if session.status.isFinal { return .refused(SessionRefusal.ended(session)) }

@@ -5,12 +5,16 @@ import HubKernel
 ///
 /// These tables keep user, account and transfer ids in their text form: bind `id.description`,
 /// never the id itself, which binds as the ledger's 16 bytes and would match no row.
+///
+/// Writes whose outcome nobody reads are deferred (`executeDeferred`): on PostgreSQL they travel
+/// with the unit's next statement instead of costing a round trip each, and an error they cause
+/// still fails their own unit (it surfaces at the latest when the unit's savepoint is released).
 enum SessionStore {
     // MARK: Sessions
 
     static func insert(_ session: PaymentSession, on connection: any SQLConnection) throws {
         let s = session
-        try connection.execute(
+        try connection.executeDeferred(
             """
             INSERT INTO ble_sessions_sessions (\(sessionColumns)) VALUES (\(s.id), \(s.payeeID.description), \(s.payeeAccountID.description), \
             \(s.payeeDisplayName), \(s.asset), \(s.amount), \(s.splitMode.rawValue), \(s.shares), \(s.paidShares), \(s.heldShares), \
@@ -20,7 +24,7 @@ enum SessionStore {
     }
 
     static func update(_ session: PaymentSession, on connection: any SQLConnection) throws {
-        try connection.execute(
+        try connection.executeDeferred(
             """
             UPDATE ble_sessions_sessions SET paid_shares = \(session.paidShares), held_shares = \(session.heldShares), \
             status = \(session.status.rawValue), eid = \(session.eid.description), eid_issued_at = \(session.eidIssuedAt), \
@@ -32,6 +36,17 @@ enum SessionStore {
     static func session(_ id: String, forUpdate: Bool = false, on connection: any SQLConnection) throws -> PaymentSession? {
         let lock: SQL = forUpdate ? .forUpdate(connection.dialect) : ""
         return try connection.queryFirst(selectSessions + " WHERE id = \(id)" + lock).map(session(from:))
+    }
+
+    /// The session, row-locked until the commit on PostgreSQL, with its locks oldest first: what
+    /// every step on a session reads first, in one round trip.
+    static func sessionForUpdateWithLocks(_ id: String, on connection: any SQLConnection) throws -> (PaymentSession, [SessionLock])? {
+        let results = try connection.queries([
+            selectSessions + " WHERE id = \(id)" + .forUpdate(connection.dialect),
+            selectLocks + " WHERE session_id = \(id) ORDER BY locked_at, id",
+        ])
+        guard let row = results[0].first else { return nil }
+        return (try session(from: row), try results[1].map(lock(from:)))
     }
 
     /// Sessions after the cursor `afterSeq`, oldest first, with each one's `seq` for the next cursor.
@@ -70,16 +85,18 @@ enum SessionStore {
 
     /// Records `eid` for the session. Returns `false` when the EID already named some session (40
     /// random bits rarely collide, but a collision must never point two sessions at one EID).
+    /// One statement: `DO NOTHING` keeps a collision from failing the transaction on PostgreSQL.
     static func insertEID(_ eid: EphemeralID, session: String, at time: LedgerTimestamp, on connection: any SQLConnection) throws -> Bool {
-        if try connection.queryFirst("SELECT 1 FROM ble_sessions_eids WHERE eid = \(eid.description)") != nil { return false }
         try connection.execute(
-            "INSERT INTO ble_sessions_eids (eid, session_id, issued_at, valid_until) VALUES (\(eid.description), \(session), \(time), NULL)"
-        )
-        return true
+            """
+            INSERT INTO ble_sessions_eids (eid, session_id, issued_at, valid_until) VALUES (\(eid.description), \(session), \(time), NULL) \
+            ON CONFLICT (eid) DO NOTHING
+            """
+        ) == 1
     }
 
     static func retireEID(_ eid: EphemeralID, validUntil: LedgerTimestamp, on connection: any SQLConnection) throws {
-        try connection.execute("UPDATE ble_sessions_eids SET valid_until = \(validUntil) WHERE eid = \(eid.description)")
+        try connection.executeDeferred("UPDATE ble_sessions_eids SET valid_until = \(validUntil) WHERE eid = \(eid.description)")
     }
 
     /// The session `eid` names and, for a replaced EID, until when it still resolves.
@@ -94,7 +111,7 @@ enum SessionStore {
     // MARK: Locks
 
     static func insert(_ lock: SessionLock, on connection: any SQLConnection) throws {
-        try connection.execute(
+        try connection.executeDeferred(
             """
             INSERT INTO ble_sessions_locks (\(lockColumns)) VALUES (\(lock.id), \(lock.sessionID), \(lock.share), \(lock.payerID.description), \
             \(lock.payerAccountID.description), \(lock.amount), \(lock.holdID.description), \(lock.state.rawValue), \(lock.lockedAt), \
@@ -104,7 +121,7 @@ enum SessionStore {
     }
 
     static func update(_ lock: SessionLock, on connection: any SQLConnection) throws {
-        try connection.execute(
+        try connection.executeDeferred(
             """
             UPDATE ble_sessions_locks SET state = \(lock.state.rawValue), resolved_at = \(lock.resolvedAt), \
             payment_id = \(lock.paymentID?.description) WHERE id = \(lock.id)

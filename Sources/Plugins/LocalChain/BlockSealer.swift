@@ -24,10 +24,6 @@ struct BlockSealer: Service {
     let vault: ValidatorKeyVault
     let health: SealerHealth
 
-    static let degradedEvent = "localchain.chain.sealing_degraded"
-    static let recoveredEvent = "localchain.chain.sealing_recovered"
-    static let droppedEvent = "localchain.transaction.dropped"
-
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
@@ -52,7 +48,7 @@ struct BlockSealer: Service {
         for chainID in due where health.mayTry(chainID, nowMs: nowMs) {
             do {
                 if let block = try await seal(chainID: chainID) { sealed.append(block) }
-                if health.succeeded(chainID) { try await report(Self.recoveredEvent, chainID: chainID, error: nil) }
+                if health.succeeded(chainID) { try await report(LocalChainEvents.sealingRecovered, chainID: chainID, error: nil) }
             } catch is CancellationError {
                 throw CancellationError()
             } catch let refusal as MirrorRefusal {
@@ -63,7 +59,7 @@ struct BlockSealer: Service {
                 let tickMs = Int64(configuration.sealTick / .milliseconds(1))
                 context.logger.info("sealing a block failed; backing off", metadata: ["localchain.chain.id": "\(chainID)", "error": "\(error)"])
                 if health.failed(chainID, error: "\(error)", nowMs: nowMs, tickMs: tickMs) {
-                    try await report(Self.degradedEvent, chainID: chainID, error: "\(error)")
+                    try await report(LocalChainEvents.sealingDegraded, chainID: chainID, error: "\(error)")
                 }
             }
         }

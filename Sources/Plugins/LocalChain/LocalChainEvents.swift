@@ -9,6 +9,16 @@ enum LocalChainEvents {
     static let transactionAccepted = "localchain.transaction.accepted"
     static let transactionSealed = "localchain.transaction.sealed"
     static let blockSealed = "localchain.block.sealed"
+    /// A transaction the sealer could not include (the ledger refused to mirror it), with why.
+    static let transactionDropped = "localchain.transaction.dropped"
+    /// Sealing a chain keeps failing (and backs off), or works again.
+    static let sealingDegraded = "localchain.chain.sealing_degraded"
+    static let sealingRecovered = "localchain.chain.sealing_recovered"
+
+    static let all = [
+        chainCreated, chainStatusChanged, transactionAccepted, transactionSealed, blockSealed, transactionDropped, sealingDegraded,
+        sealingRecovered,
+    ]
 
     static func created(_ chain: LocalChain, source: String, time: LedgerTimestamp) throws -> NewEvent {
         try event(chainCreated, chain.chainID, ChainRepresentation(chain), source: source, time: time)
@@ -55,7 +65,7 @@ enum LocalChainEvents {
 
     static func dropped(_ dropped: DroppedTransaction, chainID: UInt64, source: String, time: LedgerTimestamp) throws -> NewEvent {
         try event(
-            BlockSealer.droppedEvent,
+            transactionDropped,
             chainID,
             Dropped(chainId: chainID, transaction: TransactionRepresentation(dropped: dropped)),
             source: source,

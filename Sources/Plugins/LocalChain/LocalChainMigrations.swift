@@ -159,6 +159,7 @@ enum LocalChainMigrations {
         portable: """
             UPDATE ledger_assets SET rail = 'localchain' WHERE code IN (SELECT asset FROM localchain_chains);
             UPDATE ledger_accounts SET rail = 'localchain' WHERE asset IN (SELECT asset FROM localchain_chains);
-            """
+            """,
+        alsoWrites: ["ledger_assets", "ledger_accounts"]
     )
 }

@@ -7,6 +7,7 @@ public import ServiceLifecycle
 /// standard signed Ethereum transactions, every balance mirrored in the ledger.
 public struct LocalChainPlugin: RailPlugin {
     public static let id = "localchain"
+    public static let eventTypes = LocalChainEvents.all
 
     let context: PluginContext
     let configuration: LocalChainConfiguration

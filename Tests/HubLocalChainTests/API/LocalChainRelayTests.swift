@@ -38,11 +38,11 @@ struct LocalChainRelayTests {
             let dataKey = try #require(try await hub.secrets.secret(SecretName(namespace: "rail:localchain", name: ValidatorKeyVault.dataKeyName)))
             let key = try ValidatorKeyVault(key: try #require(KeyEncryptionKey(keyBytes: dataKey))).open(host.sealedKey, chainID: chainID)
 
-            try await withLedger(on: backend, railMigrations: [(group: MigrationGroup("localchain"), migrations: LocalChainMigrations.all)]) {
+            try await withLedger(on: backend, railMigrations: [(group: MigrationGroup.rail("localchain"), migrations: LocalChainMigrations.all)]) {
                 ledger in
                 let relay = ledger.database
                 func receive(_ block: LocalChainBlock) async throws -> BlockImporter.Outcome {
-                    try await ledger.write(as: .rail("localchain")) {
+                    try await ledger.write(as: .rail("localchain", eventTypes: LocalChainPlugin.eventTypes)) {
                         try BlockImporter.importBlock(
                             block,
                             chainID: chainID,
@@ -57,7 +57,7 @@ struct LocalChainRelayTests {
                 await #expect(throws: BlockImporter.Rejection.self) { _ = try await receive(blocks[1]) }
                 // A genesis other than the configured one is refused.
                 await #expect(throws: BlockImporter.Rejection.self) {
-                    _ = try await ledger.write(as: .rail("localchain")) {
+                    _ = try await ledger.write(as: .rail("localchain", eventTypes: LocalChainPlugin.eventTypes)) {
                         try BlockImporter.importBlock(
                             blocks[0],
                             chainID: chainID,

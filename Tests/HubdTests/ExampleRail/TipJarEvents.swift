@@ -8,6 +8,10 @@ enum TipJarEvents {
     static let jarTipped = "tipjar.jar.tipped"
     static let jarClosed = "tipjar.jar.closed"
 
+    /// Every type the rail appends: declared as ``TipJarPlugin/eventTypes``, the only ones the
+    /// kernel lets its units append.
+    static let all = [jarOpened, jarTipped, jarClosed]
+
     /// The data of `tipjar.jar.tipped`: the jar after the tip, and the tip.
     struct Tipped: Encodable {
         var jar: JarRepresentation

@@ -16,6 +16,7 @@ import ServiceLifecycle
 /// migrations, its facts as `tipjar.*` events, all in one unit of work per change (`context.write`).
 struct TipJarPlugin: RailPlugin {
     static let id = "tip-jar"
+    static let eventTypes = TipJarEvents.all
 
     let context: PluginContext
     let configuration: TipJarConfiguration

@@ -229,7 +229,7 @@ struct ChainSecurityTests {
             #expect(await plugin.health().detail?.contains("chain \(chainID)") == true)
             // The event is appended right after the health changes.
             try await eventually("the degraded event", timeout: .seconds(10)) {
-                try await Self.eventTypes(api, "localchain.chain.*").contains(BlockSealer.degradedEvent)
+                try await Self.eventTypes(api, "localchain.chain.*").contains(LocalChainEvents.sealingDegraded)
             }
             // Backing off: a handful of attempts in a second, not one per 20 ms tick.
             let before = plugin.sealerHealth.failures(of: chainID)
