@@ -309,6 +309,7 @@ struct LocalChainRailTests {
                 try HubAssembly.make(
                     database: database,
                     pluginsFile: PluginsFile(entries: [localChainEntry(keyFile: keyFile, sealTickMs: sealTickMs)], path: "test-plugins.json"),
+                    secretsKeyFile: testSecretsKeyFile(for: database.url),
                     builtIn: [LocalChainPlugin.self],
                     identityConfiguration: testIdentityConfiguration,
                     logger: Logger(label: "test"),

@@ -100,7 +100,7 @@ public func withTestHub<Value: Sendable>(
     let hub = try HubAssembly.make(
         database: database,
         pluginsFile: PluginsFile(entries: plugins, path: "test-plugins.json"),
-        secretsKeyFile: secretsKeyFile ?? testSecretsKeyFile(for: database),
+        secretsKeyFile: secretsKeyFile ?? testSecretsKeyFile(for: database.url),
         builtIn: builtIn,
         ledgerConfiguration: ledgerConfiguration,
         identityConfiguration: testIdentityConfiguration,
@@ -115,16 +115,6 @@ public func withTestHub<Value: Sendable>(
     let app = Application(router: buildRouter(hub: hub), services: hub.services)
     return try await app.test(testing) { client in
         try await body(hub, client)
-    }
-}
-
-/// The secrets key file of a test database: beside it for SQLite (removed with it); for a
-/// PostgreSQL schema, one file per schema under the temporary folder.
-public func testSecretsKeyFile(for database: Database) -> String {
-    switch database.url {
-    case .sqlite: HubConfiguration.defaultSecretsKeyFile(for: database.url)
-    case .postgres(let uri):
-        NSTemporaryDirectory() + "hubd-test-secrets/\(String(uri.hashValue, radix: 36))-\(ProcessInfo.processInfo.processIdentifier).key"
     }
 }
 

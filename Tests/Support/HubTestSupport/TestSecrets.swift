@@ -14,3 +14,17 @@ public func preparedTestVault(_ database: Database, clock: LedgerClock = .system
     try await vault.prepare()
     return vault
 }
+
+/// The secrets key file of a test database: `secrets.key` beside a SQLite file (removed with its
+/// folder); for a PostgreSQL schema, a file named after the schema in the temporary folder, which
+/// ``TestDatabase``'s cleanup removes with the schema.
+public func testSecretsKeyFile(for url: DatabaseURL) -> String {
+    switch url {
+    case .sqlite(let path):
+        let folder = (path as NSString).deletingLastPathComponent
+        return folder.isEmpty ? "secrets.key" : folder + "/secrets.key"
+    case .postgres(let uri):
+        let schema = uri.range(of: "csearch_path%3D").map { String(uri[$0.upperBound...].prefix { $0 != "&" }) } ?? "default"
+        return NSTemporaryDirectory() + "hubd-test-secrets/\(schema).key"
+    }
+}
