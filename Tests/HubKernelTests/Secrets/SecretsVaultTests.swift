@@ -50,6 +50,31 @@ struct SecretsVaultTests {
         }
     }
 
+    @Test("processes starting together on a new hub agree on one key file and one check row", arguments: TestBackend.enabled)
+    func concurrentFirstStart(backend: TestBackend) async throws {
+        try await withDatabase(on: backend) { database in
+            try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
+            let folder = testSecretsKeyFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            // Each vault with a Database of its own: a writer connection each, as separate processes have.
+            var databases = [database]
+            for _ in 0..<3 { databases.append(try await Database.open(database.url, readerCount: 1)) }
+            let ids = try await withThrowingTaskGroup(of: String.self) { group in
+                for each in databases {
+                    group.addTask {
+                        let vault = SecretsVault(database: each, keyFile: folder + "/secrets.key", logger: Logger(label: "test"))
+                        try await vault.prepare()
+                        return try vault.currentKeyID()
+                    }
+                }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            for extra in databases.dropFirst() { await extra.close() }
+            #expect(ids.count == 1)
+            #expect(try await vaultRows(database).count == 1)
+        }
+    }
+
     @Test("writes are idempotent; orCreate makes one value however often it is asked", arguments: TestBackend.enabled)
     func idempotentWrites(backend: TestBackend) async throws {
         try await withVault(on: backend) { vault in
