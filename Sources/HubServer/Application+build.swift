@@ -61,17 +61,25 @@ func addConsole(to router: Router<HubRequestContext>, hub: Hub) {
 
 /// `/healthz`, `/readyz`, `/metrics`, `/openapi.json`: unauthenticated, for probes and tools.
 func addOperationalRoutes(to router: Router<HubRequestContext>, hub: Hub) {
-    let (database, plugins) = (hub.database, hub.plugins)
+    let (database, plugins, keyFile) = (hub.database, hub.plugins, hub.secrets.keyFile)
     router.get("/healthz") { _, context in
         try context.json(HealthStatus(status: "ok", version: HubVersion.current))
     }
-    // Ready: the database answers and no running rail is down (e.g. the local chain's key file
-    // opened to others after start-up).
+    // Ready: the database answers, the secrets key file is still private, and no running rail is
+    // down (e.g. the local chain's key file opened to others after start-up).
     router.get("/readyz") { _, context -> Response in
+        let keyProblem: String?
         do {
-            _ = try await database.read { try $0.queryFirst("SELECT 1") }
+            // The key file's stat runs on the reader's thread with the query, off the cooperative pool.
+            keyProblem = try await database.read { connection in
+                _ = try connection.queryFirst("SELECT 1")
+                return SecretsKeyFile.problem(at: keyFile)
+            }
         } catch {
             return try context.json(HealthStatus(status: "database unavailable", version: HubVersion.current), status: .serviceUnavailable)
+        }
+        if let keyProblem {
+            return try context.json(HealthStatus(status: keyProblem, version: HubVersion.current), status: .serviceUnavailable)
         }
         let down = await plugins.downPlugins()
         guard down.isEmpty else {

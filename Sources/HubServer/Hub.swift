@@ -17,6 +17,8 @@ public struct Hub: Sendable {
     public let bus: EventBus
     /// Users, credentials and wallet sign-in.
     public let identity: Identity
+    /// The secrets vault (JWT keys, webhook secrets, rails' keys); ``prepare()`` opens it.
+    public let secrets: SecretsVault
     /// Webhook endpoints and their deliveries.
     public let webhooks: WebhookStore
     /// Delivers webhooks in the background (among ``services``).
@@ -44,6 +46,15 @@ public struct Hub: Sendable {
     public let logger: Logger
     /// Whether a user id names an existing user (the ledger API checks wallet owners with it).
     public let userExists: @Sendable (String) async throws -> Bool
+
+    /// What runs once after migrations and before anything serves: the secrets vault loads its
+    /// key file (creating it on a new hub) and the keys rails declared, then webhook secrets of
+    /// before the vault move into it (all in one transaction).
+    public func prepare() async throws {
+        try await secrets.prepare()
+        let moved = try await webhooks.moveSecretsIntoVault()
+        if moved > 0 { logger.notice("moved webhook secrets into the secrets vault", metadata: ["hub.webhooks.endpoints": "\(moved)"]) }
+    }
 
     /// Background work in start order; the HTTP server starts after all of these and stops first.
     public var services: [any Service] {

@@ -9,11 +9,14 @@ import Prometheus
 public enum HubAssembly {
     /// Builds the kernel and the rails `pluginsFile` enables (among `builtIn`).
     /// - Parameters:
+    ///   - secretsKeyFile: the vault's key file (``HubConfiguration/secretsKeyFile``); by default
+    ///     ``HubConfiguration/defaultSecretsKeyFile(for:)``. The vault reads it in ``Hub/prepare()``, not here.
     ///   - authenticator: replaces the kernel's (cached) authenticator; tests pass a double here.
     /// - Throws: ``ConfigurationError`` naming the plugins file, plugin and field a rail refused.
     public static func make(
         database: Database,
         pluginsFile: PluginsFile,
+        secretsKeyFile: String? = nil,
         builtIn: [any RailPlugin.Type] = BuiltInPlugins.all,
         ledgerConfiguration: LedgerConfiguration = .init(),
         idempotency: IdempotencyConfiguration = .init(),
@@ -35,7 +38,13 @@ public enum HubAssembly {
             metrics: metricsFactory,
             onCommit: { [bus] in bus.nudge() }
         )
-        let identity = Identity(database: database, configuration: identityConfiguration, clock: clock, logger: logger)
+        let secrets = SecretsVault(
+            database: database,
+            keyFile: secretsKeyFile ?? HubConfiguration.defaultSecretsKeyFile(for: database.url),
+            clock: clock,
+            logger: logger
+        )
+        let identity = Identity(database: database, configuration: identityConfiguration, clock: clock, secrets: secrets, logger: logger)
         let plugins: PluginHost
         do {
             plugins = try PluginHost(builtIn: builtIn, entries: pluginsFile.pluginEntries) { id in
@@ -46,6 +55,7 @@ public enum HubAssembly {
                     identity: identity,
                     logger: logger,
                     metrics: metricsFactory,
+                    secrets: secrets,
                     clock: clock,
                     developmentLogin: devLogin
                 )
@@ -54,9 +64,16 @@ public enum HubAssembly {
             throw pluginsFile.error(for: failure)
         }
         let webhookClient = CurlWebhookClient(addressPolicy: webhookConfiguration.addressPolicy)
-        let webhooks = WebhookStore(database: database, client: webhookClient, configuration: webhookConfiguration, metrics: metricsFactory)
+        let webhooks = WebhookStore(
+            database: database,
+            secrets: secrets,
+            client: webhookClient,
+            configuration: webhookConfiguration,
+            metrics: metricsFactory
+        )
         let dispatcher = WebhookDispatcher(
             database: database,
+            secrets: secrets,
             client: webhookClient,
             configuration: webhookConfiguration,
             metrics: metricsFactory,
@@ -77,6 +94,7 @@ public enum HubAssembly {
             ledger: ledger,
             bus: bus,
             identity: identity,
+            secrets: secrets,
             webhooks: webhooks,
             webhookDispatcher: dispatcher,
             devLogin: devLogin,

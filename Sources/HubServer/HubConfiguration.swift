@@ -23,6 +23,7 @@ public struct ConfigurationError: Error, CustomStringConvertible {
 /// | `HUB_IDEMPOTENCY_RETENTION_HOURS` | `24` | how long `Idempotency-Key`s are kept (24 or more) |
 /// | `HUB_WEBHOOK_RETRY_SCHEDULE` | `5s,30s,2m,10m,30m,1h,2h,4h,8h,8h,8h` | waits between webhook attempts |
 /// | `HUB_WEBHOOK_ALLOW_PRIVATE` | (none) | comma-separated CIDRs of non-public receivers webhooks may reach (`10.1.0.0/16,fd00::/8`) |
+/// | `HUB_SECRETS_KEY_FILE` | `secrets.key` beside the SQLite database, else `var/secrets.key` | the secrets vault's key-encryption key (mode 0600) |
 public struct HubConfiguration: Sendable {
     /// `HUB_DATABASE_URL`.
     public var databaseURL = DatabaseURL.defaultURL
@@ -42,6 +43,22 @@ public struct HubConfiguration: Sendable {
     public var idempotency = IdempotencyConfiguration()
     /// `HUB_WEBHOOK_RETRY_SCHEDULE` and `HUB_WEBHOOK_ALLOW_PRIVATE`.
     public var webhooks = WebhookConfiguration()
+    /// `HUB_SECRETS_KEY_FILE`; `nil` for the default, ``defaultSecretsKeyFile(for:)``.
+    public var secretsKeyFileOverride: String?
+
+    /// The secrets vault's key file: `HUB_SECRETS_KEY_FILE`, or the default for the database.
+    public var secretsKeyFile: String { secretsKeyFileOverride ?? Self.defaultSecretsKeyFile(for: databaseURL) }
+
+    /// `secrets.key` in the SQLite database's folder (the two belong together, and a second hub
+    /// with its own database gets its own key); `var/secrets.key` for PostgreSQL.
+    public static func defaultSecretsKeyFile(for url: DatabaseURL) -> String {
+        switch url {
+        case .sqlite(let path):
+            let folder = (path as NSString).deletingLastPathComponent
+            return folder.isEmpty ? "secrets.key" : folder + "/secrets.key"
+        case .postgres: return "var/secrets.key"
+        }
+    }
 
     /// The defaults of the table above.
     public init() {}
@@ -91,6 +108,9 @@ public struct HubConfiguration: Sendable {
                 )
             }
             configuration.idempotency.retention = .seconds(hours * 3600)
+        }
+        if let path = environment["HUB_SECRETS_KEY_FILE"], !path.isEmpty {
+            configuration.secretsKeyFileOverride = path
         }
         if let text = environment["HUB_WEBHOOK_RETRY_SCHEDULE"], !text.isEmpty {
             configuration.webhooks.retrySchedule = try parseSchedule(text, source: "HUB_WEBHOOK_RETRY_SCHEDULE")

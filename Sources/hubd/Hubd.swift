@@ -17,8 +17,11 @@ struct Hubd: AsyncParsableCommand {
               HUB_IDEMPOTENCY_RETENTION_HOURS  how long Idempotency-Keys are kept (default 24)
               HUB_WEBHOOK_RETRY_SCHEDULE       waits between webhook attempts (default 5s,30s,2m,…,8h)
               HUB_WEBHOOK_ALLOW_PRIVATE        CIDRs of private webhook receivers to allow (default none)
-              HUB_LOCALCHAIN_KEY_FILE          the local chain's key-encryption key (default var/localchain.key,
-                                               or the rail's key_file; created mode 600, refused if readable by others)
+              HUB_SECRETS_KEY_FILE             the secrets vault's key-encryption key (default secrets.key beside the
+                                               SQLite database, or var/secrets.key; created mode 600, refused if
+                                               readable by others); `hubd secrets rotate` replaces it
+              HUB_LOCALCHAIN_KEY_FILE          the local chain's key file of before the vault (default var/localchain.key,
+                                               or the rail's key_file): adopted once into the vault, then only checked
 
             The first admin: `hubd admin create --email E --password-stdin`, or the one-time bootstrap
             token `hubd serve` prints while no admin exists (POST /v1/auth/bootstrap).
@@ -26,7 +29,7 @@ struct Hubd: AsyncParsableCommand {
             Start with `hubd serve`: it creates the SQLite database, applies migrations and listens.
             """,
         version: HubVersion.current,
-        subcommands: [Serve.self, Migrate.self, Verify.self, Admin.self, Wallet.self, EVMCommand.self, Version.self]
+        subcommands: [Serve.self, Migrate.self, Verify.self, Admin.self, Secrets.self, Wallet.self, EVMCommand.self, Version.self]
     )
 }
 

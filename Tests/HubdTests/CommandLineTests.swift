@@ -112,7 +112,9 @@ struct CommandLineTests {
             #expect(again.output.contains("email_taken"), "\(again.output)")
             let noFlag = try hubd(["admin", "create", "--email", "x@example.test"], environment: environment)
             #expect(noFlag.status != 0)
-            let identity = Identity(database: database, logger: Logger(label: "test"))
+            let secrets = try await preparedTestVault(database)
+            defer { try? FileManager.default.removeItem(atPath: (secrets.keyFile as NSString).deletingLastPathComponent) }
+            let identity = Identity(database: database, secrets: secrets, logger: Logger(label: "test"))
             let signedIn = try await identity.users.login(email: "root@example.test", password: "long enough password")
             #expect(signedIn.user.roles == [.admin])
         }

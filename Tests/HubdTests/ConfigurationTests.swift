@@ -13,6 +13,16 @@ struct ConfigurationTests {
         #expect(configuration.listenHost == "127.0.0.1")
         #expect(configuration.listenPort == 8080)
         #expect(configuration.pluginsPath == "plugins.json")
+        #expect(configuration.secretsKeyFile == "./var/secrets.key")
+    }
+
+    @Test("the secrets key file: beside the SQLite database, var/ for PostgreSQL, or HUB_SECRETS_KEY_FILE")
+    func secretsKeyFile() throws {
+        #expect(try HubConfiguration.load(environment: ["HUB_DATABASE_URL": "sqlite:/srv/hub/data.db"]).secretsKeyFile == "/srv/hub/secrets.key")
+        #expect(try HubConfiguration.load(environment: ["HUB_DATABASE_URL": "sqlite:hub.db"]).secretsKeyFile == "secrets.key")
+        #expect(try HubConfiguration.load(environment: ["HUB_DATABASE_URL": "postgres://u@db/hub"]).secretsKeyFile == "var/secrets.key")
+        let set = try HubConfiguration.load(environment: ["HUB_SECRETS_KEY_FILE": "/etc/hubd/kek", "HUB_DATABASE_URL": "sqlite:/x/h.db"])
+        #expect(set.secretsKeyFile == "/etc/hubd/kek")
     }
 
     @Test("variables are read and flags override them")

@@ -22,6 +22,19 @@ struct HealthRouteTests {
         }
     }
 
+    @Test("a secrets key file opened to others after start-up turns readiness down, naming the fix")
+    func secretsKeyFileOpened() async throws {
+        try await withTestHub(on: .sqlite) { hub, client in
+            #expect(try await client.execute(uri: "/readyz", method: .get).status == .ok)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: hub.secrets.keyFile)
+            let unready = try await client.execute(uri: "/readyz", method: .get)
+            #expect(unready.status == .serviceUnavailable)
+            #expect(unready.text.contains("chmod 600"), "\(unready.text)")
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: hub.secrets.keyFile)
+            #expect(try await client.execute(uri: "/readyz", method: .get).status == .ok)
+        }
+    }
+
     @Test("metrics count requests by route template and status; openapi.json is served")
     func metricsAndOpenAPI() async throws {
         try await withTestHub(on: .sqlite) { hub, client in

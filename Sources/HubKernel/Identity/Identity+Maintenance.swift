@@ -1,7 +1,8 @@
 extension Identity {
     /// Deletes rows that can never be used again: refresh tokens past their expiry (used,
     /// revoked or not), wallet challenges past theirs, and failed sign-in counters whose window
-    /// has passed. Returns how many rows it deleted.
+    /// has passed; and drops JWT signing keys retired longer ago than any token they signed can
+    /// live. Returns how many rows and keys went.
     ///
     /// Correctness never depends on it (expired rows are refused either way); it only keeps the
     /// tables small. Run it now and then, e.g. daily from a service.
@@ -9,7 +10,7 @@ extension Identity {
     public func purgeExpired() async throws -> Int {
         let now = clock.now()
         let window = configuration.signInLimits.window.nanoseconds
-        return try await database.write { connection in
+        let rows = try await database.write { connection in
             let tokens = try connection.execute("DELETE FROM hub_refresh_tokens WHERE expires_at <= \(now)")
             let challenges = try connection.execute("DELETE FROM hub_wallet_challenges WHERE expires_at <= \(now)")
             let failures = try SignInLimits.purge(
@@ -18,5 +19,6 @@ extension Identity {
             )
             return tokens + challenges + failures
         }
+        return rows + (try await tokens.dropRetiredKeys())
     }
 }

@@ -8,7 +8,7 @@ public import NIOPosix
 /// ``IdentityError``s whose ``IdentityError/kind`` maps to a status.
 ///
 /// ```swift
-/// let identity = Identity(database: db, logger: logger)
+/// let identity = Identity(database: db, secrets: vault, logger: logger)
 /// if let token = try await identity.users.bootstrapIfNoAdmin() { logger.notice("bootstrap token: \(token)") }
 /// let signedIn = try await identity.users.login(email: "ann@example.org", password: password)
 /// let caller = try await identity.authenticate(bearer: signedIn.tokens.accessToken)
@@ -28,6 +28,8 @@ public final class Identity: Sendable {
     public let apiKeys: APIKeyService
     /// Wallet sign-in and the scheme registry rails fill.
     public let wallets: WalletSignIn
+    /// The vault the JWT signing keys are kept in.
+    public let secrets: SecretsVault
     /// Limits on failed sign-ins, shared by every instance on one database.
     public let signInLimits: SignInLimits
 
@@ -38,18 +40,21 @@ public final class Identity: Sendable {
     ///   - schemes: where rails register wallet signature schemes; rails may also reach it later
     ///     as `identity.wallets.schemes`.
     ///   - threadPool: where password hashing runs (never the cooperative pool).
+    ///   - secrets: the vault the JWT signing keys are kept in (prepared before the first token).
     public init(
         database: Database,
         configuration: IdentityConfiguration = .init(),
         clock: LedgerClock = .system,
         schemes: WalletSchemeRegistry = .init(),
         threadPool: NIOThreadPool = .singleton,
+        secrets: SecretsVault,
         logger: Logger
     ) {
-        let context = IdentityContext(database: database, configuration: configuration, clock: clock, logger: logger)
+        let context = IdentityContext(database: database, configuration: configuration, clock: clock, logger: logger, secrets: secrets)
         self.database = database
         self.configuration = configuration
         self.clock = clock
+        self.secrets = secrets
         passwords = PasswordHasher(parameters: configuration.passwordParameters, threadPool: threadPool)
         tokens = TokenService(context: context)
         signInLimits = SignInLimits(context: context)

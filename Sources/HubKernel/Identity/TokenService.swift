@@ -5,9 +5,12 @@ import Synchronization
 
 /// Access and refresh tokens.
 ///
-/// - Access tokens are JWTs signed with HS256. The key is 64 random bytes kept in `hub_secrets`,
-///   made on first use, so tokens survive restarts and are valid on every process sharing the
-///   database. Claims: `sub` (user id), `roles`, `iat`, `exp`, `jti`, `iss`.
+/// - Access tokens are JWTs signed with HS256 under keys kept sealed in the secrets vault
+///   (``JWTKeySet``, made on first use), so tokens survive restarts and are valid on every process
+///   sharing the database. The header's `kid` names the key; ``rotateSigningKey()`` makes a new
+///   current key while the previous one verifies until every token it signed has expired. A
+///   token whose `kid` no key has is refused. Claims: `sub` (user id), `roles`, `iat`, `exp`,
+///   `jti`, `iss`.
 /// - Refresh tokens are opaque `hubr_…` strings, stored as SHA-256. They rotate: each use marks
 ///   the token used and issues a new pair in the same *family*. A used token presented again
 ///   means one of two holders is not the user, so the whole family is revoked (reuse detection,
@@ -17,7 +20,8 @@ public final class TokenService: Sendable {
     static let refreshPrefix = "hubr_"
 
     let context: IdentityContext
-    private let signer = Mutex<JWTKeyCollection?>(nil)
+    /// The signing keys as last loaded (see TokenService+Keys).
+    let signer = Mutex<LoadedKeys?>(nil)
 
     init(context: IdentityContext) {
         self.context = context
@@ -60,7 +64,11 @@ public final class TokenService: Sendable {
             iss: IssuerClaim(value: context.configuration.issuer),
             sid: session
         )
-        let token = try await signingKeys().sign(claims)
+        let keys = try await signingKeys()
+        let current = keys.set.current
+        // Every key of the set gets a collection when it is loaded; a miss is a broken invariant.
+        guard let collection = keys.collections[current.kid] else { throw SecretsError(.notReady, "the current JWT signing key is not loaded") }
+        let token = try await collection.sign(claims, kid: JWKIdentifier(string: current.kid))
         return TokenPair(
             accessToken: token,
             accessTokenExpiresAt: expires,
@@ -93,7 +101,7 @@ public final class TokenService: Sendable {
     ///   `token_expired`, `token_revoked` (its session ended), `user_disabled`.
     public func verify(accessToken: String) async throws -> Principal {
         // Loaded outside the `do`, so a database failure is reported as one, not as a bad token.
-        let keys = try await signingKeys()
+        let keys = try await verifyingKeys(for: accessToken)
         let claims: AccessTokenClaims
         do {
             claims = try await keys.verify(accessToken, as: AccessTokenClaims.self)
@@ -120,22 +128,6 @@ public final class TokenService: Sendable {
         guard !user.disabled else { throw IdentityError(.userDisabled, "this account is disabled") }
         guard live else { throw IdentityError(.tokenRevoked, "this session has ended; sign in again") }
         return Principal(userID: user.id, roles: user.roles, credential: .accessToken(tokenID: claims.jti.value), scopes: nil)
-    }
-
-    /// The HS256 key collection, loaded (or created) from `hub_secrets` on first use.
-    private func signingKeys() async throws -> JWTKeyCollection {
-        if let keys = signer.withLock({ $0 }) { return keys }
-        let now = context.now()
-        let secret = try await context.database.write { connection in
-            try HubSecrets.value(named: HubSecrets.jwtSigningKey, orCreate: { IdentityCrypto.randomBytes(64) }, at: now, on: connection)
-        }
-        let keys = JWTKeyCollection()
-        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
-        return signer.withLock { stored in
-            if let stored { return stored }
-            stored = keys
-            return keys
-        }
     }
 
     static func seconds(_ duration: Duration) -> TimeInterval {

@@ -102,6 +102,8 @@ enum KernelMigrations {
                 ALTER TABLE hub_webhook_endpoints ADD COLUMN previous_secret_expires_at {bigint};
                 """
         ),
+        // The secrets vault (DESIGN §3.5): JWT keys, webhook secrets, rails' keys, sealed.
+        SecretsMigrations.vault,
         // Failed sign-ins per account, account and address, and address (SignInLimits).
         SignInLimits.migration,
     ]

@@ -4,7 +4,7 @@ public import Metrics
 
 /// What the kernel hands a rail (DESIGN §3.5): the ledger, identity (to register wallet
 /// signature schemes and look up users), the event bus, its own storage namespace, a logger,
-/// metrics and a clock. (The secrets vault of DESIGN §3.5 is not built yet.)
+/// metrics, a clock and its own namespace of the secrets vault (``secrets``).
 ///
 /// Storage: a plugin creates only tables whose names start with ``tablePrefix``, through its own
 /// ``RailPlugin/migrations`` (group ``migrationGroup``). It changes state only through
@@ -27,6 +27,9 @@ public struct PluginContext: Sendable {
     public let logger: Logger
     public let metrics: any MetricsFactory
     public let clock: LedgerClock
+    /// The rail's secrets, sealed at rest under the hub's key-encryption key; held to the rail's
+    /// own namespace (``RailSecrets``).
+    public let secrets: RailSecrets
     /// Whether the kernel's password-less development login (`HUB_DEV_LOGIN=1`) is on: a rail may
     /// offer its own development sign-in only then.
     public let developmentLogin: Bool
@@ -41,6 +44,7 @@ public struct PluginContext: Sendable {
         identity: Identity,
         logger: Logger,
         metrics: any MetricsFactory,
+        secrets: SecretsVault,
         clock: LedgerClock = .system,
         developmentLogin: Bool = false
     ) {
@@ -55,6 +59,7 @@ public struct PluginContext: Sendable {
         self.logger = logger
         self.metrics = metrics
         self.clock = clock
+        self.secrets = RailSecrets(vault: secrets, pluginID: pluginID)
         self.developmentLogin = developmentLogin
     }
 

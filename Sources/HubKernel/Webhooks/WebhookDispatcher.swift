@@ -29,6 +29,8 @@ import Synchronization
 /// ```
 public final class WebhookDispatcher: Service {
     let database: Database
+    /// Where the endpoints' signing secrets are kept (``WebhookSecrets``).
+    let secrets: SecretsVault
     let configuration: WebhookConfiguration
     let clock: WebhookClock
     let attempter: WebhookAttempter
@@ -45,6 +47,7 @@ public final class WebhookDispatcher: Service {
 
     /// - Parameters:
     ///   - database: a database migrated with the kernel's migrations.
+    ///   - secrets: the prepared vault the signing secrets are sealed in.
     ///   - client: sends the requests (``CurlWebhookClient`` in production).
     ///   - configuration: retry schedule, timeouts, polling and concurrency.
     ///   - clock: the time and how to wait; tests may substitute it.
@@ -53,6 +56,7 @@ public final class WebhookDispatcher: Service {
     ///   - logger: failed attempts at debug, given-up events and storage errors at info.
     public init(
         database: Database,
+        secrets: SecretsVault,
         client: any WebhookHTTPClient,
         configuration: WebhookConfiguration = WebhookConfiguration(),
         clock: WebhookClock = .system,
@@ -60,6 +64,7 @@ public final class WebhookDispatcher: Service {
         logger: Logger
     ) {
         self.database = database
+        self.secrets = secrets
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
@@ -140,7 +145,7 @@ public final class WebhookDispatcher: Service {
     /// earliest time one that is not due yet becomes due.
     private func dueEndpoints() async throws -> (due: [EndpointState], nextDue: LedgerTimestamp?) {
         let now = clock.now()
-        let owner = self.owner
+        let (owner, vault) = (self.owner, secrets)
         let rows = try await database.read { connection in
             let last = try WebhookRows.lastEventSequence(on: connection)
             return try connection.query(
@@ -157,7 +162,7 @@ public final class WebhookDispatcher: Service {
                     state: EndpointState(
                         id: try row.decode("id"),
                         url: try row.text("url"),
-                        secrets: try WebhookRows.signingSecrets(row, now: now),
+                        secrets: try WebhookSecrets.signing(row, now: now, vault: vault, on: connection),
                         filter: WebhookEventFilter(trusted: try WebhookRows.decodeTypes(try row.text("event_types"))),
                         cursor: try row.int("cursor_sequence"),
                         headAttempts: Int(try row.int("head_attempts"))

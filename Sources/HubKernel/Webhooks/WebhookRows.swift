@@ -2,18 +2,6 @@ import Foundation
 
 /// Reading and writing the webhook tables, shared by the store and the dispatcher.
 enum WebhookRows {
-    /// The secrets a request is signed with, from the columns `secret`, `previous_secret` and
-    /// `previous_secret_expires_at`: the current one, and the previous one while its overlap lasts.
-    static func signingSecrets(_ row: SQLRow, now: LedgerTimestamp) throws -> [String] {
-        var secrets = [try row.text("secret")]
-        if let old = try row.optionalText("previous_secret"),
-            let expires = try row.decode("previous_secret_expires_at", as: LedgerTimestamp?.self), expires > now
-        {
-            secrets.append(old)
-        }
-        return secrets
-    }
-
     static let selectEndpoints: SQL =
         "SELECT id, url, description, event_types, enabled, created_at, updated_at, created_by FROM hub_webhook_endpoints"
 

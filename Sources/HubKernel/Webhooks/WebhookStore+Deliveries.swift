@@ -49,16 +49,17 @@ extension WebhookStore {
     /// - Throws: ``WebhookError`` `not_found` (field `endpoint_id` or `event_sequence`).
     public func redeliver(endpointID: WebhookEndpointID, eventSequence: Int64) async throws -> WebhookDelivery {
         let now = clock.now()
+        let vault = self.secrets
         let (url, secrets, event) = try await database.read { connection in
             guard
                 let row = try connection.queryFirst(
-                    "SELECT url, secret, previous_secret, previous_secret_expires_at FROM hub_webhook_endpoints WHERE id = \(endpointID)"
+                    "SELECT id, url, secret, previous_secret, previous_secret_expires_at FROM hub_webhook_endpoints WHERE id = \(endpointID)"
                 )
             else { throw Self.notFound(endpointID) }
             guard let event = try WebhookRows.event(eventSequence, on: connection) else {
                 throw WebhookError(.notFound, "no event with sequence \(eventSequence)", field: "event_sequence")
             }
-            return (try row.text("url"), try WebhookRows.signingSecrets(row, now: now), event)
+            return (try row.text("url"), try WebhookSecrets.signing(row, now: now, vault: vault, on: connection), event)
         }
         let result = try await attempter.attempt(event, url: url, secrets: secrets)
         return try await database.write { connection in

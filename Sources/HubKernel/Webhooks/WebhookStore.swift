@@ -13,6 +13,8 @@ public import Metrics
 /// ```
 public struct WebhookStore: Sendable {
     public let database: Database
+    /// Where the endpoints' signing secrets are kept (``WebhookSecrets``).
+    let secrets: SecretsVault
     let clock: WebhookClock
     let attempter: WebhookAttempter
     /// Which receiver addresses endpoints may name (checked when they are saved).
@@ -20,18 +22,21 @@ public struct WebhookStore: Sendable {
 
     /// - Parameters:
     ///   - database: a database migrated with the kernel's migrations.
+    ///   - secrets: the prepared vault the signing secrets are sealed in.
     ///   - client: sends manual redeliveries.
     ///   - configuration: the request timeout for manual redeliveries, the address policy.
     ///   - clock: timestamps of changes and attempts.
     ///   - metrics: counts manual attempts with the dispatcher's metrics, when given.
     public init(
         database: Database,
+        secrets: SecretsVault,
         client: any WebhookHTTPClient,
         configuration: WebhookConfiguration = WebhookConfiguration(),
         clock: WebhookClock = .system,
         metrics: (any MetricsFactory)? = nil
     ) {
         self.database = database
+        self.secrets = secrets
         self.clock = clock
         self.addressPolicy = configuration.addressPolicy
         attempter = WebhookAttempter(
@@ -75,6 +80,7 @@ public struct WebhookStore: Sendable {
             secret: StandardWebhookSigner.generateSecret()
         )
         let types = WebhookRows.encodeTypes(endpoint.eventTypes)
+        let vault = secrets
         return try await database.write { connection in
             let last = try Counters.read(.eventSequence, on: connection)
             if let start, start > last {
@@ -88,10 +94,11 @@ public struct WebhookStore: Sendable {
                 """
                 INSERT INTO hub_webhook_endpoints (id, url, description, secret, event_types, enabled, created_at, updated_at, created_by,
                     cursor_sequence, next_attempt_at, head_attempts, consecutive_failures, failed_permanently, lease_owner, lease_until)
-                VALUES (\(endpoint.id), \(endpoint.url), \(endpoint.description), \(endpoint.secret!), \(types), \(endpoint.enabled),
+                VALUES (\(endpoint.id), \(endpoint.url), \(endpoint.description), '', \(types), \(endpoint.enabled),
                     \(endpoint.createdAt), \(endpoint.updatedAt), \(endpoint.createdBy), \(start ?? last), NULL, 0, 0, 0, NULL, NULL)
                 """
             )
+            try WebhookSecrets.store(endpoint.secret!, for: endpoint.id, vault: vault, on: connection)
             return endpoint
         }
     }
@@ -143,7 +150,9 @@ public struct WebhookStore: Sendable {
     /// Deletes an endpoint and its delivery records.
     /// - Throws: ``WebhookError`` `not_found`.
     public func delete(_ id: WebhookEndpointID) async throws {
+        let vault = secrets
         try await database.write { connection in
+            try WebhookSecrets.remove(id, vault: vault, on: connection)
             guard try connection.execute("DELETE FROM hub_webhook_endpoints WHERE id = \(id)") == 1 else {
                 throw Self.notFound(id)
             }
@@ -165,11 +174,14 @@ public struct WebhookStore: Sendable {
         let secret = StandardWebhookSigner.generateSecret()
         let now = clock.now()
         let expires = now.adding(overlap)
+        let vault = secrets
         return try await database.write { connection in
             var endpoint = try Self.endpoint(id, on: connection, forUpdate: true)
+            let row = try connection.queryFirst("SELECT id, secret FROM hub_webhook_endpoints WHERE id = \(id)")!
+            try WebhookSecrets.rotate(to: secret, for: id, legacy: row, vault: vault, on: connection)
             try connection.execute(
                 """
-                UPDATE hub_webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = \(expires), secret = \(secret), \
+                UPDATE hub_webhook_endpoints SET secret = '', previous_secret = NULL, previous_secret_expires_at = \(expires), \
                 updated_at = \(now) WHERE id = \(id)
                 """
             )
@@ -178,6 +190,13 @@ public struct WebhookStore: Sendable {
             endpoint.updatedAt = now
             return endpoint
         }
+    }
+
+    /// Moves plaintext secrets left from before the vault into it, all in one transaction; run
+    /// once at start-up after the vault is prepared. Returns how many endpoints moved.
+    @discardableResult
+    public func moveSecretsIntoVault() async throws -> Int {
+        try await WebhookSecrets.moveIntoVault(secrets)
     }
 
     static func endpoint(_ id: WebhookEndpointID, on connection: any SQLConnection, forUpdate: Bool = false) throws -> WebhookEndpoint {

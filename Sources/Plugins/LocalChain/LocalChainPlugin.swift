@@ -19,12 +19,12 @@ public struct LocalChainPlugin: RailPlugin {
         self.context = context
         context.ledger.reserveAssetCodes(prefix: LocalChainIDs.assetCodePrefix, rail: Self.id)
         self.configuration = try LocalChainConfiguration(config)
-        // The key file is read (or created) at first use; one that exists already must be sound
-        // now, or the hub does not start (rather than failing at the first chain created).
+        // The key file of before the secrets vault is adopted once (ValidatorKeyVault); one that
+        // exists must be sound now, or the hub does not start.
         if let problem = ValidatorKeyVault.problem(at: configuration.keyFile) {
             throw PluginConfigError(field: "key_file", message: problem)
         }
-        self.vault = ValidatorKeyVault(path: configuration.keyFile)
+        self.vault = try ValidatorKeyVault(secrets: context.secrets, legacyKeyFile: configuration.keyFile)
     }
 
     public static var schema: [Migration] { LocalChainMigrations.all }

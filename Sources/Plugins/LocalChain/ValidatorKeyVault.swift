@@ -1,27 +1,41 @@
 import Foundation
 import HubKernel
-import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// Keeps validator keys encrypted at rest (the kernel has no secrets vault yet, DESIGN §3.5).
+/// Keeps validator keys encrypted at rest, under a data key held in the kernel's secrets vault.
 ///
 /// Each chain's 32-byte secp256k1 key is sealed with the kernel's ``KeyEncryptionKey``
-/// (XChaCha20-Poly1305) under a 32-byte key-encryption key (KEK); the chain id is the associated
-/// data, so a sealed key copied onto another chain's row does not open. Stored form:
-/// `nonce (24) ‖ ciphertext+tag (48)`.
+/// (XChaCha20-Poly1305) under the rail's data key `rail:localchain/validator-keys`; the chain id
+/// is the associated data, so a sealed key copied onto another chain's row does not open. Stored
+/// form: `nonce (24) ‖ ciphertext+tag (48)`, in the chain's row as before.
 ///
-/// The KEK lives in a file outside the database (`key_file` in the plugin's config, or
-/// `HUB_LOCALCHAIN_KEY_FILE`): created at first use with 32 random bytes and mode 0600, refused
-/// afterwards when it is readable by group or others, or not exactly 32 bytes. A database dump
-/// alone therefore reveals no validator key. Losing the file loses the ability to seal blocks.
+/// The data key itself is a vault secret, sealed under the hub's key-encryption key
+/// (`HUB_SECRETS_KEY_FILE`) and re-sealed by `hubd secrets rotate`. It is declared when the plugin
+/// starts and loaded by the vault at start-up, so sealing inside a unit of work needs no I/O.
+///
+/// Migration: before the vault, the rail kept that 32-byte key in its own file (`key_file`,
+/// `HUB_LOCALCHAIN_KEY_FILE`). On the first start with the vault, that file's key becomes the
+/// data key (so every chain's sealed key still opens) and, on a hub with no secrets key file yet,
+/// the vault's key-encryption key too. The file is not read afterwards; while it exists it is
+/// still refused when readable by group or others, since it still opens the chains' keys.
 final class ValidatorKeyVault: Sendable {
-    let path: String
-    private let kek = Mutex<KeyEncryptionKey?>(nil)
+    /// The vault name of the data key (in the rail's namespace).
+    static let dataKeyName = "validator-keys"
 
-    init(path: String) { self.path = path }
+    private let source: Source
+
+    private enum Source: Sendable {
+        case vault(RailSecrets)
+        case key(KeyEncryptionKey)
+    }
+
+    /// The vault's data key, taken from `legacyKeyFile` on the first start if that file exists.
+    init(secrets: RailSecrets, legacyKeyFile: String) throws {
+        try secrets.declareDataKey(Self.dataKeyName, adoptingLegacyFile: legacyKeyFile)
+        source = .vault(secrets)
+    }
+
+    /// A vault over a known data key (tests, tools).
+    init(key: KeyEncryptionKey) { source = .key(key) }
 
     /// A fresh random private key (valid for secp256k1: the system's CSPRNG, getrandom(2) on
     /// Linux, retried in the astronomically unlikely case it is zero or above the curve order).
@@ -40,26 +54,26 @@ final class ValidatorKeyVault: Sendable {
     func open(_ sealed: [UInt8], chainID: UInt64) throws -> [UInt8] {
         guard sealed.count == KeyEncryptionKey.overhead + 32 else { throw LocalChainFailure("a sealed validator key has the wrong length") }
         guard let key = try keyEncryptionKey().open(sealed, associatedData: Self.associatedData(chainID)), key.count == 32 else {
-            throw LocalChainFailure("the validator key of chain \(chainID) does not open with the key in \(path) (wrong key file?)")
+            throw LocalChainFailure(
+                "the validator key of chain \(chainID) does not open with the rail's data key (rail:localchain/validator-keys): another database or secrets key file?"
+            )
         }
         return key
     }
 
     static func associatedData(_ chainID: UInt64) -> [UInt8] { Array("hubd-localchain-validator:\(chainID)".utf8) }
 
-    /// Loads the KEK once (creating the file on first use).
+    /// The data key, from the vault's memory (loaded at start-up).
     func keyEncryptionKey() throws -> KeyEncryptionKey {
-        try kek.withLock { cached in
-            if let cached { return cached }
-            let key = try Self.loadOrCreate(path)
-            cached = key
-            return key
+        switch source {
+        case .vault(let secrets): try secrets.dataKey(Self.dataKeyName)
+        case .key(let key): key
         }
     }
 
-    /// What is wrong with an existing key file (open to group or others, or not 32 bytes), or
-    /// `nil` when it is sound or does not exist yet. Checked at start-up (the plugin refuses to
-    /// start), by readiness (a file opened up later turns the hub unready) and at every load.
+    /// What is wrong with the legacy key file (open to group or others, or not 32 bytes), or
+    /// `nil` when it is sound or does not exist. Checked at start-up (the plugin refuses to
+    /// start) and by readiness: while it exists it still opens the chains' keys.
     static func problem(at path: String) -> String? {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
         let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0o777
@@ -70,29 +84,6 @@ final class ValidatorKeyVault: Sendable {
             return "the key file \(path) must hold exactly 32 bytes (the local chain's key-encryption key)"
         }
         return nil
-    }
-
-    static func loadOrCreate(_ path: String) throws -> KeyEncryptionKey {
-        if FileManager.default.fileExists(atPath: path) {
-            if let problem = problem(at: path) { throw LocalChainFailure(problem) }
-            guard let data = FileManager.default.contents(atPath: path), let key = KeyEncryptionKey(keyBytes: Array(data)) else {
-                throw LocalChainFailure("\(path) must hold exactly 32 bytes (the local chain's key-encryption key)")
-            }
-            return key
-        }
-        let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-        let key = KeyEncryptionKey.random()
-        // O_EXCL: two processes starting together cannot both create (and so disagree on) the key.
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard fd >= 0 else {
-            if errno == EEXIST { return try loadOrCreate(path) }
-            throw LocalChainFailure("cannot create \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        let written = key.keyBytes.withUnsafeBytes { write(fd, $0.baseAddress!, 32) }
-        guard written == 32, fsync(fd) == 0 else { throw LocalChainFailure("cannot write \(path)") }
-        return key
     }
 }
 

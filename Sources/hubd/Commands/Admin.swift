@@ -45,7 +45,9 @@ struct CreateAdmin: AsyncParsableCommand {
         let database = try await Database.open(configuration.databaseURL, readerCount: 1)
         do {
             _ = try await Bootstrap.migrator.migrate(database)
-            let identity = Identity(database: database, logger: logger)
+            // Creating an admin signs no token, so the vault is not opened (its key file not read).
+            let secrets = SecretsVault(database: database, keyFile: configuration.secretsKeyFile, logger: logger)
+            let identity = Identity(database: database, secrets: secrets, logger: logger)
             let user = try await identity.users.createAdmin(email: email, password: password, displayName: displayName)
             print("created admin \(user.email ?? email) (id \(user.id))")
         } catch let error as IdentityError {

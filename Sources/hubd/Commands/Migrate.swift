@@ -24,7 +24,7 @@ struct Migrate: AsyncParsableCommand {
         )
         let database = try await Database.open(configuration.databaseURL, readerCount: 1)
         do {
-            let hub = try HubAssembly.make(database: database, pluginsFile: pluginsFile, logger: logger)
+            let hub = try HubAssembly.make(database: database, pluginsFile: pluginsFile, secretsKeyFile: configuration.secretsKeyFile, logger: logger)
             let migrator = HubAssembly.migrator(for: hub)
             if status {
                 let current = try await migrator.status(of: database)

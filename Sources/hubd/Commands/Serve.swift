@@ -42,6 +42,7 @@ struct Serve: AsyncParsableCommand {
             let hub = try HubAssembly.make(
                 database: database,
                 pluginsFile: pluginsFile,
+                secretsKeyFile: configuration.secretsKeyFile,
                 idempotency: configuration.idempotency,
                 webhookConfiguration: configuration.webhooks,
                 devLogin: configuration.devLogin,
@@ -53,6 +54,7 @@ struct Serve: AsyncParsableCommand {
             } else {
                 for step in try await migrator.migrate(database) { logger.info("applied migration \(step)") }
             }
+            try await hub.prepare()
             if configuration.devLogin {
                 logger.warning("HUB_DEV_LOGIN=1: anyone who can reach this hub can sign in as any user by email")
             }

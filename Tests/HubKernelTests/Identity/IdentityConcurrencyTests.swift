@@ -39,7 +39,13 @@ struct IdentityConcurrencyTests {
             let (_, root) = try await identity.makeAdmin()
             // A second Database (its own writer connection) stands in for a second hubd process.
             let second = try await Database.open(identity.database.url, readerCount: 1)
-            let other = Identity(database: second, configuration: identity.configuration, clock: identity.clock, logger: .init(label: "test"))
+            let other = Identity(
+                database: second,
+                configuration: identity.configuration,
+                clock: identity.clock,
+                secrets: SecretsVault(database: second, keyFile: identity.secrets.keyFile, logger: .init(label: "test")),
+                logger: .init(label: "test")
+            )
             let outcomes = await withTaskGroup(of: Bool.self) { group in
                 for instance in [identity, other] {
                     group.addTask { (try? await instance.makeUser("twin@example.org", roles: [.member], by: root)) != nil }

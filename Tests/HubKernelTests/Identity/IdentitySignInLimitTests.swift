@@ -127,7 +127,13 @@ struct IdentitySignInLimitTests {
             let emails = try await members(1, of: identity)
             var configuration = IdentityConfiguration()
             configuration.passwordParameters = .minimum
-            let other = Identity(database: identity.database, configuration: configuration, clock: clock.ledgerClock, logger: Logger(label: "other"))
+            let other = Identity(
+                database: identity.database,
+                configuration: configuration,
+                clock: clock.ledgerClock,
+                secrets: identity.secrets,
+                logger: Logger(label: "other")
+            )
             for _ in 0..<5 {
                 await expectIdentityError(.invalidCredentials) {
                     try await identity.users.login(email: emails[0], password: "guess guess", from: Self.venue)

@@ -32,7 +32,15 @@ func withIdentity(
             var configuration = IdentityConfiguration()
             configuration.passwordParameters = .minimum
             configure(&configuration)
-            let identity = Identity(database: database, configuration: configuration, clock: clock.ledgerClock, logger: Logger(label: "test"))
+            let secrets = try await preparedTestVault(database, clock: clock.ledgerClock)
+            defer { try? FileManager.default.removeItem(atPath: (secrets.keyFile as NSString).deletingLastPathComponent) }
+            let identity = Identity(
+                database: database,
+                configuration: configuration,
+                clock: clock.ledgerClock,
+                secrets: secrets,
+                logger: Logger(label: "test")
+            )
             try await body(identity)
         } catch {
             failure = error

@@ -70,10 +70,13 @@ struct IdentityTokenTests {
                 database: identity.database,
                 configuration: identity.configuration,
                 clock: identity.clock,
+                secrets: identity.secrets,
                 logger: Logger(label: "test")
             )
             _ = try await restarted.tokens.verify(accessToken: token)
-            #expect(try await identity.count("hub_secrets") == 1)
+            // The key is kept in the vault, sealed; nothing is left in the plaintext table.
+            #expect(try await identity.count("hub_secrets") == 0)
+            #expect(try await identity.secrets.secret(try SecretName(namespace: "identity", name: "jwt-keys")) != nil)
         }
     }
 

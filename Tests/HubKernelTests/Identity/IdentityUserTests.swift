@@ -142,7 +142,13 @@ struct IdentityUserTests {
             // The same hub restarted with costlier parameters.
             var stronger = before.configuration
             stronger.passwordParameters = .init(operations: 2, memoryBytes: 64 * 1024)
-            let after = Identity(database: database, configuration: stronger, clock: before.clock, logger: .init(label: "test"))
+            let after = Identity(
+                database: database,
+                configuration: stronger,
+                clock: before.clock,
+                secrets: before.secrets,
+                logger: .init(label: "test")
+            )
             _ = try await after.users.login(email: "root@example.org", password: goodPassword)
             let new = try await storedHash()
             #expect(new != old)

@@ -224,6 +224,7 @@ struct WebhookDispatcherTests {
             // A second dispatcher, as another hub process would run against the same database.
             let second = WebhookDispatcher(
                 database: hub.database,
+                secrets: hub.secrets,
                 client: CurlWebhookClient(threadCount: 2, addressPolicy: .testReceivers),
                 configuration: WebhookHarness.testConfiguration,
                 logger: webhookTestLogger
@@ -248,11 +249,19 @@ struct WebhookDispatcherTests {
     func gracefulShutdownFinishesInFlightAttempt(backend: TestBackend) async throws {
         try await withDatabase(on: backend) { database in
             try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
+            let secrets = try await preparedTestVault(database)
+            defer { try? FileManager.default.removeItem(atPath: (secrets.keyFile as NSString).deletingLastPathComponent) }
             try await WebhookReceiver.run { receiver in
                 let client = CurlWebhookClient(threadCount: 2, addressPolicy: .testReceivers)
                 let configuration = WebhookHarness.testConfiguration
-                let store = WebhookStore(database: database, client: client, configuration: configuration)
-                let dispatcher = WebhookDispatcher(database: database, client: client, configuration: configuration, logger: webhookTestLogger)
+                let store = WebhookStore(database: database, secrets: secrets, client: client, configuration: configuration)
+                let dispatcher = WebhookDispatcher(
+                    database: database,
+                    secrets: secrets,
+                    client: client,
+                    configuration: configuration,
+                    logger: webhookTestLogger
+                )
                 let endpoint = try await store.create(NewWebhookEndpoint(url: receiver.url("a")))
                 receiver.hold("a")
                 _ = try await database.write {

@@ -10,6 +10,7 @@ import Testing
 /// loopback receiver.
 struct WebhookHarness {
     let database: Database
+    let secrets: SecretsVault
     let store: WebhookStore
     let dispatcher: WebhookDispatcher
     let receiver: WebhookReceiver
@@ -88,18 +89,21 @@ func withWebhooks(
 ) async throws {
     try await withDatabase(on: backend) { database in
         try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
+        let secrets = try await preparedTestVault(database)
+        defer { try? FileManager.default.removeItem(atPath: (secrets.keyFile as NSString).deletingLastPathComponent) }
         try await WebhookReceiver.run { receiver in
             let client = CurlWebhookClient(threadCount: configuration.maxConcurrentEndpoints, addressPolicy: configuration.addressPolicy)
             let dispatcher = WebhookDispatcher(
                 database: database,
+                secrets: secrets,
                 client: client,
                 configuration: configuration,
                 clock: clock,
                 metrics: metrics,
                 logger: webhookTestLogger
             )
-            let store = WebhookStore(database: database, client: client, configuration: configuration, clock: clock)
-            let harness = WebhookHarness(database: database, store: store, dispatcher: dispatcher, receiver: receiver)
+            let store = WebhookStore(database: database, secrets: secrets, client: client, configuration: configuration, clock: clock)
+            let harness = WebhookHarness(database: database, secrets: secrets, store: store, dispatcher: dispatcher, receiver: receiver)
             let group = ServiceGroup(services: [dispatcher], gracefulShutdownSignals: [], logger: webhookTestLogger)
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }

@@ -309,6 +309,7 @@ struct LocalChainRailTests {
                 try HubAssembly.make(
                     database: database,
                     pluginsFile: PluginsFile(entries: [localChainEntry(keyFile: keyFile, sealTickMs: sealTickMs)], path: "test-plugins.json"),
+                    secretsKeyFile: testSecretsKeyFile(for: database.url),
                     builtIn: [LocalChainPlugin.self],
                     identityConfiguration: testIdentityConfiguration,
                     logger: Logger(label: "test"),
@@ -318,6 +319,7 @@ struct LocalChainRailTests {
             // First process: its sealer never ticks within the test (10 s), so the grant only waits.
             let first = try hub(sealTickMs: 10_000)
             try await HubAssembly.migrator(for: first).migrate(database)
+            try await first.prepare()
             let firstApp = Application(router: buildRouter(hub: first), services: first.services)
             try await firstApp.test(.router) { (client: any TestClientProtocol) async throws in
                 let api = LocalChainAPI(client: client, database: database)
@@ -332,6 +334,7 @@ struct LocalChainRailTests {
             // Second process on the same database and key file seals it.
             let second = try hub(sealTickMs: 20)
             try await HubAssembly.migrator(for: second).migrate(database)
+            try await second.prepare()
             let secondApp = Application(router: buildRouter(hub: second), services: second.services)
             try await secondApp.test(.router) { (client: any TestClientProtocol) async throws in
                 let api = LocalChainAPI(client: client, database: database)

@@ -35,7 +35,8 @@ struct LocalChainRelayTests {
             let stored = try await hub.database.read { try LocalChainStore.blocks(chainID: chainID, from: 0, limit: 100, on: $0) }
             let blocks = try stored.map { try $0.decoded() }
             #expect(blocks.count == Int(host.headNumber) + 1)
-            let key = try ValidatorKeyVault(path: keyFile).open(host.sealedKey, chainID: chainID)
+            let dataKey = try #require(try await hub.secrets.secret(SecretName(namespace: "rail:localchain", name: ValidatorKeyVault.dataKeyName)))
+            let key = try ValidatorKeyVault(key: try #require(KeyEncryptionKey(keyBytes: dataKey))).open(host.sealedKey, chainID: chainID)
 
             try await withLedger(on: backend, railMigrations: [(group: MigrationGroup.rail("localchain"), migrations: LocalChainMigrations.all)]) {
                 ledger in

@@ -62,6 +62,8 @@ public func withTestHub(
     testing: TestingSetup = .router,
     _ body: @Sendable (Hub, any TestClientProtocol) async throws -> Void
 ) async throws {
+    let keyFolder = testSecretsKeyFolder()
+    defer { try? FileManager.default.removeItem(atPath: keyFolder) }
     try await withDatabase(on: backend) { database in
         try await withTestHub(
             database: database,
@@ -72,6 +74,7 @@ public func withTestHub(
             devLogin: devLogin,
             webhooks: webhooks,
             testing: testing,
+            secretsKeyFile: keyFolder + "/secrets.key",
             body
         )
     }
@@ -89,6 +92,7 @@ public func withTestHub<Value: Sendable>(
     devLogin: Bool = false,
     webhooks: WebhookConfiguration = .forTestReceivers,
     testing: TestingSetup = .router,
+    secretsKeyFile: String? = nil,
     _ body: @Sendable (Hub, any TestClientProtocol) async throws -> Value
 ) async throws -> Value {
     var ledgerConfiguration = LedgerConfiguration()
@@ -96,6 +100,7 @@ public func withTestHub<Value: Sendable>(
     let hub = try HubAssembly.make(
         database: database,
         pluginsFile: PluginsFile(entries: plugins, path: "test-plugins.json"),
+        secretsKeyFile: secretsKeyFile ?? testSecretsKeyFile(for: database.url),
         builtIn: builtIn,
         ledgerConfiguration: ledgerConfiguration,
         identityConfiguration: testIdentityConfiguration,
@@ -106,6 +111,7 @@ public func withTestHub<Value: Sendable>(
         authenticator: realIdentity ? nil : TestAuthenticator()
     )
     try await HubAssembly.migrator(for: hub).migrate(database)
+    try await hub.prepare()
     let app = Application(router: buildRouter(hub: hub), services: hub.services)
     return try await app.test(testing) { client in
         try await body(hub, client)

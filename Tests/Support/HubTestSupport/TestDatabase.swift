@@ -44,7 +44,9 @@ public struct TestDatabase: Sendable {
             _ = try await admin.withWriterConnection { try $0.execute("CREATE SCHEMA \(identifier: schema)") }
             await admin.close()
             let separator = base.contains("?") ? "&" : "?"
-            return TestDatabase(url: .postgres(uri: base + separator + "options=-csearch_path%3D\(name)")) {
+            let url = DatabaseURL.postgres(uri: base + separator + "options=-csearch_path%3D\(name)")
+            return TestDatabase(url: url) {
+                try? FileManager.default.removeItem(atPath: testSecretsKeyFile(for: url))
                 if let admin = try? await Database.open(.postgres(uri: base), readerCount: 1) {
                     _ = try? await admin.withWriterConnection { try $0.execute("DROP SCHEMA \(identifier: schema) CASCADE") }
                     await admin.close()
