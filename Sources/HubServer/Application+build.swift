@@ -61,13 +61,19 @@ func addConsole(to router: Router<HubRequestContext>, hub: Hub) {
 
 /// `/healthz`, `/readyz`, `/metrics`, `/openapi.json`: unauthenticated, for probes and tools.
 func addOperationalRoutes(to router: Router<HubRequestContext>, hub: Hub) {
-    let (database, plugins, keyFile) = (hub.database, hub.plugins, hub.secrets.keyFile)
+    let (database, plugins, keyFile, drain) = (hub.database, hub.plugins, hub.secrets.keyFile, hub.drain)
     router.get("/healthz") { _, context in
         try context.json(HealthStatus(status: "ok", version: HubVersion.current))
     }
-    // Ready: the database answers, the secrets key file is still private, and no running rail is
-    // down (e.g. the local chain's key file opened to others after start-up).
+    // Ready: the instance is not stopping, the database answers, the secrets key file is still
+    // private, and no running rail is down (e.g. the local chain's key file opened to others after start-up).
     router.get("/readyz") { _, context -> Response in
+        guard !drain.isDraining else {
+            return try context.json(
+                HealthStatus(status: "draining: this instance is stopping", version: HubVersion.current),
+                status: .serviceUnavailable
+            )
+        }
         let keyProblem: String?
         do {
             // The key file's stat runs on the reader's thread with the query, off the cooperative pool.

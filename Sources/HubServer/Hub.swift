@@ -30,6 +30,8 @@ public struct Hub: Sendable {
     public let credentialsChanged: @Sendable () async -> Void
     /// `LISTEN`/`NOTIFY` with the other instances on the same PostgreSQL; `nil` on SQLite.
     public let clusterSignals: ClusterSignals?
+    /// Readiness turned off first when the hub stops (`hubd serve` runs it after the server).
+    public let drain: Drain
     /// Turns a bearer credential into a principal (cached, unless a test supplied its own).
     public let authenticator: any Authenticator
     /// The running rails.

@@ -23,6 +23,7 @@ public enum HubAssembly {
         identityConfiguration: IdentityConfiguration = .init(),
         webhookConfiguration: WebhookConfiguration = .init(),
         devLogin: Bool = false,
+        drain: Duration = .zero,
         clock: LedgerClock = .system,
         logger: Logger,
         authenticator: (any Authenticator)? = nil
@@ -107,6 +108,7 @@ public enum HubAssembly {
                 }
             },
             clusterSignals: signals,
+            drain: Drain(delay: drain),
             authenticator: authenticator ?? cache,
             plugins: plugins,
             metrics: registry,

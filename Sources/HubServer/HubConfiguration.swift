@@ -23,6 +23,7 @@ public struct ConfigurationError: Error, CustomStringConvertible {
 /// | `HUB_IDEMPOTENCY_RETENTION_HOURS` | `24` | how long `Idempotency-Key`s are kept (24 or more) |
 /// | `HUB_WEBHOOK_RETRY_SCHEDULE` | `5s,30s,2m,10m,30m,1h,2h,4h,8h,8h,8h` | waits between webhook attempts |
 /// | `HUB_WEBHOOK_ALLOW_PRIVATE` | (none) | comma-separated CIDRs of non-public receivers webhooks may reach (`10.1.0.0/16,fd00::/8`) |
+/// | `HUB_DRAIN_SECONDS` | `0` on SQLite, `5` on PostgreSQL | on SIGTERM, how long `/readyz` answers 503 before the server stops taking requests (0 to 300) |
 /// | `HUB_SECRETS_KEY_FILE` | `secrets.key` beside the SQLite database, else `var/secrets.key` | the secrets vault's key-encryption key (mode 0600) |
 public struct HubConfiguration: Sendable {
     /// `HUB_DATABASE_URL`.
@@ -43,6 +44,14 @@ public struct HubConfiguration: Sendable {
     public var idempotency = IdempotencyConfiguration()
     /// `HUB_WEBHOOK_RETRY_SCHEDULE` and `HUB_WEBHOOK_ALLOW_PRIVATE`.
     public var webhooks = WebhookConfiguration()
+    /// `HUB_DRAIN_SECONDS`; `nil` for the default, ``drain``.
+    public var drainOverride: Duration?
+
+    /// How long a stopping `hubd` tells load balancers it is not ready before it stops taking
+    /// requests: several instances run on PostgreSQL behind a balancer, whose health checks need
+    /// a few seconds to move traffic away; a single SQLite hub has no balancer to tell.
+    public var drain: Duration { drainOverride ?? (databaseURL.dialect == .postgres ? .seconds(5) : .zero) }
+
     /// `HUB_SECRETS_KEY_FILE`; `nil` for the default, ``defaultSecretsKeyFile(for:)``.
     public var secretsKeyFileOverride: String?
 
@@ -108,6 +117,12 @@ public struct HubConfiguration: Sendable {
                 )
             }
             configuration.idempotency.retention = .seconds(hours * 3600)
+        }
+        if let text = environment["HUB_DRAIN_SECONDS"], !text.isEmpty {
+            guard let seconds = Int(text), (0...300).contains(seconds) else {
+                throw ConfigurationError(source: "HUB_DRAIN_SECONDS", message: "'\(text)' must be a whole number of seconds from 0 to 300")
+            }
+            configuration.drainOverride = .seconds(seconds)
         }
         if let path = environment["HUB_SECRETS_KEY_FILE"], !path.isEmpty {
             configuration.secretsKeyFileOverride = path

@@ -17,6 +17,8 @@ struct Hubd: AsyncParsableCommand {
               HUB_IDEMPOTENCY_RETENTION_HOURS  how long Idempotency-Keys are kept (default 24)
               HUB_WEBHOOK_RETRY_SCHEDULE       waits between webhook attempts (default 5s,30s,2m,…,8h)
               HUB_WEBHOOK_ALLOW_PRIVATE        CIDRs of private webhook receivers to allow (default none)
+              HUB_DRAIN_SECONDS                on SIGTERM, how long /readyz answers 503 before the server stops taking
+                                               requests (default 0 on SQLite, 5 on PostgreSQL)
               HUB_SECRETS_KEY_FILE             the secrets vault's key-encryption key (default secrets.key beside the
                                                SQLite database, or var/secrets.key; created mode 600, refused if
                                                readable by others); `hubd secrets rotate` replaces it

@@ -120,12 +120,16 @@ struct CommandLineTests {
         }
     }
 
-    @Test("serve on a fresh database prints a bootstrap token that makes the first admin, serves the API, and stops cleanly on SIGTERM")
+    @Test(
+        "serve on a fresh database prints a bootstrap token that makes the first admin, serves the API, and on SIGTERM turns not ready, then stops cleanly"
+    )
     func serveLifecycle() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hubd-serve-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let port = Int.random(in: 20_000...40_000)
-        var environment = SpawnedChild.inheritedEnvironment.merging(["HUB_DATABASE_URL": "sqlite:\(folder.path)/hub.sqlite"]) { $1 }
+        var environment = SpawnedChild.inheritedEnvironment.merging(
+            ["HUB_DATABASE_URL": "sqlite:\(folder.path)/hub.sqlite", "HUB_DRAIN_SECONDS": "3"]
+        ) { $1 }
         environment["HUB_PLUGINS"] = nil  // the default plugins.json (absent here) means none
         let process = try SpawnedChild.start(
             Self.hubdPath,
@@ -156,9 +160,10 @@ struct CommandLineTests {
             printed.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "_" && $0 != "-" }).first { $0.hasPrefix("hubb_") }
         )
 
-        func curl(_ arguments: [String]) throws -> String {
-            let arguments =
-                ["-s", "--max-time", "10", "--retry", "20", "--retry-connrefused", "--retry-delay", "1", "-w", "\n%{http_code}"] + arguments
+        /// `retrying`: until the server answers (curl also retries a 503, so not for readiness).
+        func curl(_ arguments: [String], retrying: Bool = true) throws -> String {
+            let retries = retrying ? ["--retry", "20", "--retry-connrefused", "--retry-delay", "1"] : []
+            let arguments = ["-s", "--max-time", "10"] + retries + ["-w", "\n%{http_code}"] + arguments
             return try SpawnedChild.run("/usr/bin/curl", arguments).output
         }
         let base = "http://127.0.0.1:\(port)"
@@ -173,6 +178,15 @@ struct CommandLineTests {
         #expect(try curl(["\(base)/metrics"]).contains("hub_http_requests_total"))
 
         process.terminate()  // SIGTERM: graceful shutdown of the server and every service
+        // First the drain: readiness fails while the server still answers, for HUB_DRAIN_SECONDS.
+        var drained = ""
+        let drainBy = ContinuousClock.now + .seconds(3)
+        while ContinuousClock.now < drainBy {
+            drained = try curl(["\(base)/readyz"], retrying: false)
+            if drained.hasSuffix("503") { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(drained.hasSuffix("503") && drained.contains("draining"), "\(drained)")
         let stopBy = ContinuousClock.now + .seconds(20)
         while process.ended == nil, ContinuousClock.now < stopBy { try await Task.sleep(for: .milliseconds(50)) }
         #expect(process.ended == .exited(0), "hubd did not exit cleanly within 20 s of SIGTERM: \(String(describing: process.ended))")

@@ -58,6 +58,8 @@ struct ConfigurationTests {
             (["HUB_IDEMPOTENCY_RETENTION_HOURS": "1"], "HUB_IDEMPOTENCY_RETENTION_HOURS"),
             (["HUB_WEBHOOK_RETRY_SCHEDULE": "5s,soon"], "HUB_WEBHOOK_RETRY_SCHEDULE"),
             (["HUB_WEBHOOK_RETRY_SCHEDULE": "5d"], "HUB_WEBHOOK_RETRY_SCHEDULE"),
+            (["HUB_DRAIN_SECONDS": "-1"], "HUB_DRAIN_SECONDS"),
+            (["HUB_DRAIN_SECONDS": "5s"], "HUB_DRAIN_SECONDS"),
         ]
     )
     func badValues(environment: [String: String], variable: String) {

@@ -5,6 +5,8 @@ import HubServer
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
+import UnixSignals
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -46,6 +48,7 @@ struct Serve: AsyncParsableCommand {
                 idempotency: configuration.idempotency,
                 webhookConfiguration: configuration.webhooks,
                 devLogin: configuration.devLogin,
+                drain: configuration.drain,
                 logger: logger
             )
             let migrator = HubAssembly.migrator(for: hub)
@@ -70,8 +73,17 @@ struct Serve: AsyncParsableCommand {
                     metadata: ["hub.database": "\(configuration.databaseURL)", "hub.listen": "\(listen)", "hub.plugins": "\(enabled)"]
                 )
             }
+            // The drain after the application: the group stops services in reverse order, so
+            // readiness turns off first and the server stops only after the drain delay.
+            let group = ServiceGroup(
+                configuration: .init(
+                    services: [.init(service: app), .init(service: hub.drain)],
+                    gracefulShutdownSignals: [.sigterm, .sigint],
+                    logger: logger
+                )
+            )
             do {
-                try await app.runService()
+                try await group.run()
             } catch let error as IOError where error.errnoCode == EADDRINUSE {
                 throw ValidationError("cannot listen on \(listen): the address is already in use (another hubd, or another server, holds it)")
             }
