@@ -31,7 +31,9 @@ struct Hubd: AsyncParsableCommand {
             Start with `hubd serve`: it creates the SQLite database, applies migrations and listens.
             """,
         version: HubVersion.current,
-        subcommands: [Serve.self, Migrate.self, Verify.self, Admin.self, Secrets.self, Wallet.self, EVMCommand.self, Version.self]
+        subcommands: [
+            Serve.self, Migrate.self, Verify.self, Backup.self, Restore.self, Admin.self, Secrets.self, Wallet.self, EVMCommand.self, Version.self,
+        ]
     )
 }
 

@@ -39,6 +39,9 @@ struct Serve: AsyncParsableCommand {
             required: configuration.pluginsPathIsExplicit,
             builtInIDs: BuiltInPlugins.all.map { $0.id }
         )
+        // Held until the process ends: `hubd restore` refuses to replace a database a hub serves.
+        let servingLock = try ServingLock.serving(configuration.databaseURL)
+        defer { withExtendedLifetime(servingLock) {} }
         let database = try await Database.open(configuration.databaseURL)
         do {
             let hub = try HubAssembly.make(
