@@ -106,5 +106,7 @@ enum KernelMigrations {
         SecretsMigrations.vault,
         // Failed sign-ins per account, account and address, and address (SignInLimits).
         SignInLimits.migration,
+        // Leases that elect one instance for work done once (Lease, LeaderService).
+        Lease.migration,
     ]
 }

@@ -75,6 +75,13 @@ public struct PluginContext: Sendable {
     /// The plugin as the owner of its units of work.
     public var unitOwner: UnitOwner { .rail(pluginID, eventTypes: eventTypes) }
 
+    /// A lease that elects one instance, among several on one database, for work of this rail
+    /// that must run once (a chain's sealer): run the work in a ``LeaderService`` and fence its
+    /// units with ``Lease/fence(on:)``. Named `rail:<id>:<name>`.
+    public func lease(_ name: String, ttl: Duration = .seconds(5)) -> Lease {
+        Lease(name: "rail:\(pluginID):\(name)", database: kernelLedger.database, clock: clock, ttl: ttl)
+    }
+
     /// Runs `body` as one unit of work of this plugin (see ``Ledger/write(as:_:)``): its rows, ledger
     /// transfers and events commit together or not at all.
     public func write<Result: Sendable>(_ body: @escaping @Sendable (UnitOfWork) throws -> Result) async throws -> Result {
