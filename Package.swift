@@ -289,6 +289,7 @@ let package = Package(
                 "HubLocalChain",
                 "HubKernel",
                 "ChainKit",
+                "EVMKit",
                 "HubServer",
                 "HubTestSupport",
                 "HubServerTestSupport",

@@ -72,7 +72,12 @@ def check_block_format(w3, base, chain_id, number):
     signer = keys.Signature(vrs=(signature[64], int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:64], "big"))).recover_public_key_from_msg_hash(digest)
     check(signer.to_checksum_address() == block["miner"], f"block {number} is not signed by its validator")
     receipts = [w3.eth.get_transaction_receipt(h) for h in block["transactions"]]
-    leaves = [rlp.encode([r["status"], bytes(r["transactionHash"])]) for r in receipts]
+    # Receipts since contracts run: [status, txHash, gasUsed, [[address, [topic…], data]…]].
+    leaves = [
+        rlp.encode([r["status"], bytes(r["transactionHash"]), r["gasUsed"],
+                    [[bytes.fromhex(log["address"][2:]), [bytes(t) for t in log["topics"]], bytes(log["data"])] for log in r["logs"]]])
+        for r in receipts
+    ]
     check(merkle_root(leaves) == bytes(block["receiptsRoot"]), f"block {number}: the receipts root does not match its receipts")
     return block
 

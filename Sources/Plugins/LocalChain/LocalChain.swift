@@ -33,6 +33,9 @@ package struct LocalChain: Sendable, Equatable {
     var createdAt: Int64
     /// The hub this chain is relayed from; `nil` when this hub is its validator.
     var upstream: String? = nil
+    /// The gas all transactions of one block may use together (and one transaction at most). Fixed
+    /// when the chain is created and recorded in its genesis, so relays execute with the same.
+    var blockGasLimit: UInt64 = LocalChainConfiguration.defaultBlockGasLimit
 }
 
 /// Where the organiser is, for the proximity check. Coordinates are decimal degrees kept as the
@@ -101,6 +104,12 @@ enum LocalChainIDs {
     /// hash never occurs on two chains.
     static func transfer(transactionHash: [UInt8]) -> TransferID {
         TransferID(rawValue: uuid(transactionHash))
+    }
+
+    /// A further ledger transfer of one transaction (value a contract moved on): keccak-256 of a
+    /// domain-separated name, so it equals neither the first leg's id nor another transaction's.
+    static func transfer(transactionHash: [UInt8], leg: Int) -> TransferID {
+        TransferID(rawValue: uuid(Keccak256.hash(Array("hubd-localchain-leg:\(leg):".utf8) + transactionHash)))
     }
 
     /// The hold reserving a cash-out's payout: keccak-256 of a domain-separated name, so it never

@@ -22,6 +22,7 @@ struct ChainRepresentation: Codable, Sendable, Equatable {
     var decimals: UInt8
     var asset: String
     var blockIntervalMs: Int64
+    var blockGasLimit: UInt64
     var host: Host?
     var status: String
     var organiserId: String
@@ -38,6 +39,7 @@ struct ChainRepresentation: Codable, Sendable, Equatable {
         decimals = chain.decimals
         asset = chain.asset.rawValue
         blockIntervalMs = chain.blockIntervalMs
+        blockGasLimit = chain.blockGasLimit
         host = chain.host.map { Host(latitude: $0.latitude, longitude: $0.longitude, radiusMeters: $0.radiusMeters) }
         status = chain.status.rawValue
         organiserId = chain.organiserID

@@ -16,7 +16,7 @@ package enum LocalChainStore {
 
     static let chainColumns: SQL =
         "chain_id, name, currency_name, symbol, decimals, asset, block_interval_ms, host_latitude, host_longitude, radius_meters, "
-        + "status, organiser_id, validator, sealed_key, genesis_hash, head_number, head_hash, head_time_ms, created_at, upstream"
+        + "status, organiser_id, validator, sealed_key, genesis_hash, head_number, head_hash, head_time_ms, created_at, upstream, block_gas_limit"
     static let selectChains: SQL = "SELECT \(chainColumns) FROM localchain_chains"
 
     static func insert(_ chain: LocalChain, on connection: any SQLConnection) throws {
@@ -25,7 +25,8 @@ package enum LocalChainStore {
             INSERT INTO localchain_chains (\(chainColumns)) VALUES (\(Int64(clamping: chain.chainID)), \(chain.name), \(chain.currencyName), \
             \(chain.symbol), \(Int64(chain.decimals)), \(chain.asset), \(chain.blockIntervalMs), \(chain.host?.latitude), \(chain.host?.longitude), \
             \(chain.host?.radiusMeters), \(chain.status.rawValue), \(chain.organiserID), \(chain.validator.description), \(chain.sealedKey), \
-            \(chain.genesisHash), \(Int64(clamping: chain.headNumber)), \(chain.headHash), \(chain.headTimeMs), \(chain.createdAt), \(chain.upstream))
+            \(chain.genesisHash), \(Int64(clamping: chain.headNumber)), \(chain.headHash), \(chain.headTimeMs), \(chain.createdAt), \(chain.upstream), \
+            \(Int64(clamping: chain.blockGasLimit)))
             """
         )
     }
@@ -67,7 +68,8 @@ package enum LocalChainStore {
             headHash: try row.text("head_hash"),
             headTimeMs: try row.int("head_time_ms"),
             createdAt: try row.int("created_at"),
-            upstream: try row.optionalText("upstream")
+            upstream: try row.optionalText("upstream"),
+            blockGasLimit: UInt64(try row.int("block_gas_limit"))
         )
     }
 

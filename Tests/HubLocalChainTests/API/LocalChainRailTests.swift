@@ -169,7 +169,7 @@ struct LocalChainRailTests {
             try await expectRefused(try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 1, to: bob, value: 91).raw, "insufficient_funds")
             try await expectRefused(try signedTransfer(TestKeys.bob, chainID: chainID, nonce: 0, to: alice, value: 11).raw, "insufficient_funds")
             try await expectRefused(try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 500, to: bob, value: 1).raw, "nonce_too_high")
-            try await expectRefused([UInt8](repeating: 0xC0, count: 9_000), "oversized")
+            try await expectRefused([UInt8](repeating: 0xC0, count: TransactionRejection.maxRawBytes + 1), "oversized")
             var badSignature = try SignedEthereumTransaction.decode(
                 try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 1, to: bob, value: 1).raw
             )
