@@ -95,7 +95,8 @@ struct ContractExecutionTests {
         let reader = ContractReader(
             code: { code[$0] ?? [] },
             slot: { storage[$0]?[$1] ?? .zero },
-            hasStorage: { storage[$0]?.values.contains { !$0.isZero } ?? false }
+            hasStorage: { storage[$0]?.values.contains { !$0.isZero } ?? false },
+            allSlots: { storage[$0] ?? [:] }
         )
         return BlockExecutor.plan(
             pool: pool,

@@ -20,6 +20,7 @@ from eth_account import Account
 from eth_keys import keys
 from eth_utils import keccak, to_checksum_address
 from hexbytes import HexBytes
+from trie import HexaryTrie
 from web3 import Web3
 from web3.exceptions import Web3RPCError
 
@@ -92,11 +93,15 @@ def check_state_root(base, chain_id, block):
         cursor = page["next_cursor"]
         if not cursor:
             break
-    leaves = sorted(
-        (bytes.fromhex(a["address"][2:].lower()), rlp.encode([bytes.fromhex(a["address"][2:].lower()), a["nonce"], int(a["balance"])]))
-        for a in accounts if a["nonce"] or int(a["balance"])
-    )
-    check(merkle_root([leaf for _, leaf in leaves]) == bytes(block["stateRoot"]), "the head's state root does not commit to the accounts the explorer lists")
+    # Ethereum's state root, rebuilt with py-trie: keccak(address) -> RLP([nonce, balance, storageRoot, codeHash]),
+    # empty accounts left out.
+    state = HexaryTrie(db={})
+    for a in accounts:
+        address = bytes.fromhex(a["address"][2:].lower())
+        code_hash = bytes.fromhex(a["code_hash"][2:])
+        if a["nonce"] or int(a["balance"]) or code_hash != keccak(b""):
+            state[keccak(address)] = rlp.encode([a["nonce"], int(a["balance"]), bytes.fromhex(a["storage_root"][2:]), code_hash])
+    check(state.root_hash == bytes(block["stateRoot"]), "the head's state root does not commit to the accounts the explorer lists")
 
 
 def wait_receipt(w3, tx_hash):

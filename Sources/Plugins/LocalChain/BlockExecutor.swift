@@ -119,6 +119,7 @@ enum BlockExecutor {
             }
             remaining = waiting
         }
+        world.updateCommitments()
         plan.state = world.accounts
         plan.created = world.created
         plan.contracts = world.changes

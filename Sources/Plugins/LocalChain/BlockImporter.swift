@@ -101,7 +101,7 @@ enum BlockImporter {
         guard replayed == block.receipts else {
             throw Rejection("block \(header.number)'s receipts differ from executing its transactions")
         }
-        let root = LocalChainRoots.state(plan.state.values.map { LocalChainAccountState(address: $0.address, nonce: $0.nonce, balance: $0.balance) })
+        let root = chain.stateRoot.root(plan.state.values)
         guard root == header.stateRoot else { throw Rejection("block \(header.number)'s state root differs from executing it") }
 
         let stored = StoredBlock(
@@ -150,7 +150,7 @@ enum BlockImporter {
         let connection = unit.connection
         let header = block.header.header
         guard header.parentHash == [UInt8](repeating: 0, count: 32), block.transactions.isEmpty,
-            header.stateRoot == LocalChainRoots.state([])
+            let stateRoot = StateRootKind(genesisRoot: header.stateRoot)
         else { throw Rejection("the genesis must have no parent, no transactions and an empty state") }
         do {
             try block.verifyContents(validator: header.validator)
@@ -191,7 +191,8 @@ enum BlockImporter {
             createdAt: Int64(bitPattern: now.nanoseconds),
             upstream: upstream,
             // Genesis records before contracts ran have 8 fields: those chains had the default.
-            blockGasLimit: fields.count == 9 ? try fields[8].uint64("block gas limit") : LocalChainConfiguration.defaultBlockGasLimit
+            blockGasLimit: fields.count == 9 ? try fields[8].uint64("block gas limit") : LocalChainConfiguration.defaultBlockGasLimit,
+            stateRoot: stateRoot
         )
         try LocalChainStore.insert(chain, on: connection)
         try LocalChainStore.insert(

@@ -207,9 +207,7 @@ struct BlockSealer: Service {
         // The block.
         let raws = plan.included.map(\.entry.raw)
         let receipts = plan.included.map(\.receipt)
-        let stateRoot = LocalChainRoots.state(
-            plan.state.values.map { LocalChainAccountState(address: $0.address, nonce: $0.nonce, balance: $0.balance) }
-        )
+        let stateRoot = chain.stateRoot.root(plan.state.values)
         let header = LocalChainHeader(
             parentHash: parentHash,
             number: number,

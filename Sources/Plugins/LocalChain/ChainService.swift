@@ -46,7 +46,7 @@ struct ChainService: Sendable {
             number: 0,
             timestamp: UInt64(nowMs / 1000),
             transactionsRoot: LocalChainRoots.transactions([]),
-            stateRoot: LocalChainRoots.state([]),
+            stateRoot: StateRootKind.ethereum.emptyRoot,
             receiptsRoot: LocalChainRoots.receipts([]),
             validator: validator,
             chainID: new.chainID,

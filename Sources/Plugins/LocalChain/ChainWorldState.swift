@@ -21,6 +21,7 @@ final class ContractReader {
     private let loadCode: (EthereumAddress) throws -> [UInt8]
     private let loadSlot: (EthereumAddress, U256) throws -> U256
     private let loadHasStorage: (EthereumAddress) throws -> Bool
+    private let loadAllSlots: (EthereumAddress) throws -> [U256: U256]
     private var codeCache: [EthereumAddress: [UInt8]] = [:]
     private var slotCache: [EthereumAddress: [U256: U256]] = [:]
     /// The first read that failed: the EVM's state interface cannot throw, so the block is
@@ -30,11 +31,13 @@ final class ContractReader {
     init(
         code: @escaping (EthereumAddress) throws -> [UInt8],
         slot: @escaping (EthereumAddress, U256) throws -> U256,
-        hasStorage: @escaping (EthereumAddress) throws -> Bool
+        hasStorage: @escaping (EthereumAddress) throws -> Bool,
+        allSlots: @escaping (EthereumAddress) throws -> [U256: U256]
     ) {
         loadCode = code
         loadSlot = slot
         loadHasStorage = hasStorage
+        loadAllSlots = allSlots
     }
 
     /// The chain `chainID`'s tables, read on `connection`.
@@ -42,12 +45,15 @@ final class ContractReader {
         self.init(
             code: { try ContractStore.code(chainID: chainID, address: $0, on: connection) },
             slot: { try ContractStore.slot(chainID: chainID, address: $0, slot: $1, on: connection) },
-            hasStorage: { try ContractStore.hasStorage(chainID: chainID, address: $0, on: connection) }
+            hasStorage: { try ContractStore.hasStorage(chainID: chainID, address: $0, on: connection) },
+            allSlots: { try ContractStore.slots(chainID: chainID, address: $0, on: connection) }
         )
     }
 
     /// A state with no contracts at all (tests, and chains read before any contract existed).
-    static var none: ContractReader { ContractReader(code: { _ in [] }, slot: { _, _ in .zero }, hasStorage: { _ in false }) }
+    static var none: ContractReader {
+        ContractReader(code: { _ in [] }, slot: { _, _ in .zero }, hasStorage: { _ in false }, allSlots: { _ in [:] })
+    }
 
     func code(_ address: EthereumAddress) -> [UInt8] {
         if let cached = codeCache[address] { return cached }
@@ -64,6 +70,9 @@ final class ContractReader {
     }
 
     func hasStorage(_ address: EthereumAddress) -> Bool { attempt { try loadHasStorage(address) } ?? false }
+
+    /// Every stored non-zero slot of `address` (not cached: read once per changed contract per block).
+    func allSlots(_ address: EthereumAddress) -> [U256: U256] { attempt { try loadAllSlots(address) } ?? [:] }
 
     /// Throws the first failed read, if any.
     func check() throws { if let failure { throw failure } }
@@ -134,6 +143,22 @@ struct ChainWorldState: EVMState {
         if changes.storage[address]?.values.contains(where: { !$0.isZero }) ?? false { return true }
         if changes.clearedStorage.contains(address) { return false }
         return reader.hasStorage(address)
+    }
+
+    /// Brings the storage roots and code hashes of the accounts this block changed up to date:
+    /// only a contract whose storage changed has its storage read in full (its stored slots with
+    /// the block's writes over them), so a block costs in proportion to what it touched, not to
+    /// the chain's whole storage.
+    mutating func updateCommitments() {
+        for address in Set(changes.storage.keys).union(changes.clearedStorage) where accounts[address] != nil {
+            var slots = changes.clearedStorage.contains(address) ? [:] : reader.allSlots(address)
+            for (slot, value) in changes.storage[address] ?? [:] { slots[slot] = value }
+            let root = EthereumStateRoot.storageRoot(slots.map { (slot: $0.key.bigEndianBytes, value: $0.value.bigEndianBytes) })
+            accounts[address]!.storageRoot = root == EthereumStateRoot.emptyStorageRoot ? nil : root
+        }
+        for (address, code) in changes.code where accounts[address] != nil {
+            accounts[address]!.codeHash = code.isEmpty ? nil : Keccak256.hash(code)
+        }
     }
 
     /// Applies one transaction's changes. An account that does not exist yet is added with

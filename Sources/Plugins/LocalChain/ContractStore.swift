@@ -2,7 +2,9 @@ import ChainKit
 import EVMKit
 import HubKernel
 
-/// Contract code and storage, and each chain's block gas limit: the tables the EVM's state needs
+/// Contract code and storage, each chain's block gas limit and state root kind, and each
+/// account's storage root and code hash (kept with the account, so a block's state root needs
+/// no contract's storage unless that storage changed): the tables the EVM's state needs
 /// beyond nonces and balances (`localchain_accounts`). Synchronous SQL like ``LocalChainStore``.
 /// Slots and values are stored as 32 big-endian bytes; a slot set to zero is deleted, so a row
 /// exists only for a non-zero slot (as Ethereum's storage trie holds only those).
@@ -24,6 +26,9 @@ enum ContractStore {
                 PRIMARY KEY (chain_id, address, slot)
             );
             ALTER TABLE localchain_chains ADD COLUMN block_gas_limit {bigint} NOT NULL DEFAULT 30000000;
+            ALTER TABLE localchain_chains ADD COLUMN state_root TEXT NOT NULL DEFAULT 'keccak-merkle';
+            ALTER TABLE localchain_accounts ADD COLUMN storage_root {bytes};
+            ALTER TABLE localchain_accounts ADD COLUMN code_hash {bytes};
             """
     )
 
@@ -43,6 +48,17 @@ enum ContractStore {
             )
         else { return .zero }
         return U256(bigEndian: try row.bytes("value"))
+    }
+
+    /// Every non-zero slot of a contract (to recompute its storage root after a block changed it).
+    static func slots(chainID: UInt64, address: EthereumAddress, on connection: any SQLConnection) throws -> [U256: U256] {
+        var slots: [U256: U256] = [:]
+        for row in try connection.query(
+            "SELECT slot, value FROM localchain_storage WHERE chain_id = \(Int64(clamping: chainID)) AND address = \(address.description)"
+        ) {
+            slots[U256(bigEndian: try row.bytes("slot"))] = U256(bigEndian: try row.bytes("value"))
+        }
+        return slots
     }
 
     static func hasStorage(chainID: UInt64, address: EthereumAddress, on connection: any SQLConnection) throws -> Bool {

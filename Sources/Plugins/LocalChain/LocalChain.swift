@@ -36,6 +36,9 @@ package struct LocalChain: Sendable, Equatable {
     /// The gas all transactions of one block may use together (and one transaction at most). Fixed
     /// when the chain is created and recorded in its genesis, so relays execute with the same.
     var blockGasLimit: UInt64 = LocalChainConfiguration.defaultBlockGasLimit
+    /// How its headers commit to the state (``StateRootKind``); chains created since contracts run
+    /// use Ethereum's.
+    var stateRoot: StateRootKind = .ethereum
 }
 
 /// Where the organiser is, for the proximity check. Coordinates are decimal degrees kept as the
@@ -53,6 +56,10 @@ package struct ChainAccount: Sendable, Equatable {
     var nonce: UInt64
     var balance: UInt128
     var ledgerAccountID: AccountID
+    /// The root of its storage trie; `nil` when it has no storage.
+    var storageRoot: [UInt8]? = nil
+    /// keccak-256 of its code; `nil` when it has none.
+    var codeHash: [UInt8]? = nil
 }
 
 /// An accepted transaction waiting for a block.

@@ -128,12 +128,18 @@ struct AccountRepresentation: Codable, Sendable, Equatable {
     var nonce: UInt64
     var balance: String
     var ledgerAccountId: String
+    /// Its storage trie's root and its code's keccak-256 (Ethereum's empty values when it has
+    /// none): with `nonce` and `balance`, the account as the state root commits to it.
+    var storageRoot: String
+    var codeHash: String
 
     init(_ account: ChainAccount) {
         address = account.address.checksummed
         nonce = account.nonce
         balance = String(account.balance)
         ledgerAccountId = account.ledgerAccountID.description
+        storageRoot = Hex.encode(account.storageRoot ?? EthereumStateRoot.emptyStorageRoot)
+        codeHash = Hex.encode(account.codeHash ?? EthereumStateRoot.emptyCodeHash)
     }
 }
 

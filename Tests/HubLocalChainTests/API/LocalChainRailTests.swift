@@ -105,9 +105,12 @@ struct LocalChainRailTests {
             }
             let last = try #require(try await hub.database.read { try LocalChainStore.block(chainID: chainID, number: chain.headNumber, on: $0) })
             let accounts = try await hub.database.read { try LocalChainStore.accounts(chainID: chainID, on: $0) }
+            // Ethereum's state root: the secure trie over RLP([nonce, balance, storageRoot, codeHash]).
             #expect(
                 try last.decoded().header.header.stateRoot
-                    == LocalChainRoots.state(accounts.map { LocalChainAccountState(address: $0.address, nonce: $0.nonce, balance: $0.balance) })
+                    == EthereumStateRoot.root(
+                        accounts.map { EthereumAccountState(address: $0.address, nonce: $0.nonce, balance: UInt256($0.balance)) }
+                    )
             )
 
             let types = try await hub.database.read { connection in

@@ -76,7 +76,7 @@ struct LocalChainRelayTests {
                 // Signed by the validator but lying about the state (what a stolen key could try):
                 // replaying the transactions shows it.
                 var lying = blocks[1].header.header
-                lying.stateRoot = LocalChainRoots.state([LocalChainAccountState(address: alice, nonce: 0, balance: 1_000_000)])
+                lying.stateRoot = EthereumStateRoot.root([EthereumAccountState(address: alice, nonce: 0, balance: UInt256(UInt64(1_000_000)))])
                 let lie = LocalChainBlock(
                     header: try lying.sealed(privateKey: key),
                     transactions: blocks[1].transactions,
