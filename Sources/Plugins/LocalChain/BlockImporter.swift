@@ -127,6 +127,7 @@ enum BlockImporter {
         }
         try LocalChainStore.insert(stored, chainID: chainID, on: connection)
         try LocalChainStore.insert(transactions, chainID: chainID, on: connection)
+        try LogStore.insert(block.receipts, blockNumber: header.number, chainID: chainID, on: connection)
         try LocalChainStore.upsert(plan.touched.map { plan.state[$0]! }, chainID: chainID, on: connection)
         try ContractStore.write(plan.contracts, chainID: chainID, on: connection)
         try LocalChainStore.setHead(

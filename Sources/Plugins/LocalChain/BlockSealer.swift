@@ -244,6 +244,7 @@ struct BlockSealer: Service {
         }
         try LocalChainStore.insert(stored, chainID: chainID, on: connection)
         try LocalChainStore.insert(transactions, chainID: chainID, on: connection)
+        try LogStore.insert(receipts, blockNumber: number, chainID: chainID, on: connection)
         try LocalChainStore.upsert(plan.touched.map { plan.state[$0]! }, chainID: chainID, on: connection)
         try ContractStore.write(plan.contracts, chainID: chainID, on: connection)
         try LocalChainStore.removeFromPool(plan.included.map(\.entry.hash), chainID: chainID, on: connection)

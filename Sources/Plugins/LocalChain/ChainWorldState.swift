@@ -22,6 +22,8 @@ final class ContractReader {
     private let loadSlot: (EthereumAddress, U256) throws -> U256
     private let loadHasStorage: (EthereumAddress) throws -> Bool
     private let loadAllSlots: (EthereumAddress) throws -> [U256: U256]
+    private let loadAccount: (EthereumAddress) throws -> ChainAccount?
+    private var accountCache: [EthereumAddress: ChainAccount?] = [:]
     private var codeCache: [EthereumAddress: [UInt8]] = [:]
     private var slotCache: [EthereumAddress: [U256: U256]] = [:]
     /// The first read that failed: the EVM's state interface cannot throw, so the block is
@@ -32,22 +34,34 @@ final class ContractReader {
         code: @escaping (EthereumAddress) throws -> [UInt8],
         slot: @escaping (EthereumAddress, U256) throws -> U256,
         hasStorage: @escaping (EthereumAddress) throws -> Bool,
-        allSlots: @escaping (EthereumAddress) throws -> [U256: U256]
+        allSlots: @escaping (EthereumAddress) throws -> [U256: U256],
+        account: @escaping (EthereumAddress) throws -> ChainAccount? = { _ in nil }
     ) {
         loadCode = code
         loadSlot = slot
         loadHasStorage = hasStorage
         loadAllSlots = allSlots
+        loadAccount = account
     }
 
-    /// The chain `chainID`'s tables, read on `connection`.
-    convenience init(chainID: UInt64, connection: any SQLConnection) {
+    /// The chain `chainID`'s tables, read on `connection`. With `accounts`, accounts the state
+    /// was not given are read when first asked for (a call that touches a few accounts of many).
+    convenience init(chainID: UInt64, connection: any SQLConnection, accounts: Bool = false) {
         self.init(
             code: { try ContractStore.code(chainID: chainID, address: $0, on: connection) },
             slot: { try ContractStore.slot(chainID: chainID, address: $0, slot: $1, on: connection) },
             hasStorage: { try ContractStore.hasStorage(chainID: chainID, address: $0, on: connection) },
-            allSlots: { try ContractStore.slots(chainID: chainID, address: $0, on: connection) }
+            allSlots: { try ContractStore.slots(chainID: chainID, address: $0, on: connection) },
+            account: { accounts ? try LocalChainStore.account(chainID: chainID, address: $0, on: connection) : nil }
         )
+    }
+
+    /// The stored account at `address`, when this reader reads accounts.
+    func account(_ address: EthereumAddress) -> ChainAccount? {
+        if let cached = accountCache[address] { return cached }
+        let account = attempt { try loadAccount(address) } ?? nil
+        accountCache[address] = account
+        return account
     }
 
     /// A state with no contracts at all (tests, and chains read before any contract existed).
@@ -116,9 +130,12 @@ struct ChainWorldState: EVMState {
 
     func code(_ address: EthereumAddress) -> [UInt8] {
         if let code = changes.code[address] { return code }
-        guard accounts[address] != nil else { return [] }
+        guard row(address) != nil else { return [] }
         return reader.code(address)
     }
+
+    /// The account's row: changed in this block, or as stored.
+    private func row(_ address: EthereumAddress) -> ChainAccount? { accounts[address] ?? reader.account(address) }
 
     func storage(_ address: EthereumAddress, _ slot: U256) -> U256 {
         if let value = changes.storage[address]?[slot] { return value }
@@ -130,7 +147,7 @@ struct ChainWorldState: EVMState {
 
     func account(at address: Address) -> EVMKit.Account? {
         let address = EthereumAddress(address)
-        guard let account = accounts[address] else { return nil }
+        guard let account = row(address) else { return nil }
         let code = code(address)
         if account.nonce == 0 && account.balance == 0 && code.isEmpty { return nil }
         return EVMKit.Account(nonce: account.nonce, balance: U256(account.balance), code: code)

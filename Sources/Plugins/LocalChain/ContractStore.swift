@@ -29,6 +29,22 @@ enum ContractStore {
             ALTER TABLE localchain_chains ADD COLUMN state_root TEXT NOT NULL DEFAULT 'keccak-merkle';
             ALTER TABLE localchain_accounts ADD COLUMN storage_root {bytes};
             ALTER TABLE localchain_accounts ADD COLUMN code_hash {bytes};
+            CREATE TABLE localchain_logs (
+                chain_id {bigint} NOT NULL REFERENCES localchain_chains (chain_id),
+                block_number {bigint} NOT NULL,
+                log_index {bigint} NOT NULL,
+                transaction_hash TEXT NOT NULL,
+                transaction_index {bigint} NOT NULL,
+                address TEXT NOT NULL,
+                topic0 TEXT,
+                topic1 TEXT,
+                topic2 TEXT,
+                topic3 TEXT,
+                data {bytes} NOT NULL,
+                PRIMARY KEY (chain_id, block_number, log_index)
+            );
+            CREATE INDEX localchain_logs_address ON localchain_logs (chain_id, address, block_number);
+            CREATE INDEX localchain_logs_topic0 ON localchain_logs (chain_id, topic0, block_number);
             """
     )
 

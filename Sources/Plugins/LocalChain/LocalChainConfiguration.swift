@@ -23,6 +23,8 @@ struct LocalChainConfiguration: Sendable {
     var allowedPublicChainIDs: Set<UInt64> = []
     /// The block gas limit new chains get unless their creation names one (Ethereum's of 2024).
     var blockGasLimit = Self.defaultBlockGasLimit
+    /// Browser origins allowed to call the chains' JSON-RPC endpoints (``RPCCORS``).
+    var rpcCORS = RPCCORS()
 
     static let defaultBlockGasLimit: UInt64 = 30_000_000
     /// The range a chain's block gas limit may take: at least one plain transfer, at most what
@@ -44,7 +46,7 @@ struct LocalChainConfiguration: Sendable {
 
     static let knownKeys: Set<String> = [
         "key_file", "seal_tick_ms", "max_block_transactions", "max_nonce_gap", "max_pool_per_chain", "sync_listen", "relay",
-        "allowed_public_chain_ids", "block_gas_limit",
+        "allowed_public_chain_ids", "block_gas_limit", "rpc_allowed_origins",
     ]
 
     private struct Raw: Decodable {
@@ -57,6 +59,7 @@ struct LocalChainConfiguration: Sendable {
         var relay: RawRelay?
         var allowedPublicChainIds: [UInt64]?
         var blockGasLimit: UInt64?
+        var rpcAllowedOrigins: [String: [String]]?
     }
 
     private struct RawRelay: Decodable {
@@ -97,6 +100,7 @@ struct LocalChainConfiguration: Sendable {
             }
             maxPoolPerChain = count
         }
+        rpcCORS = try RPCCORS(config: raw.rpcAllowedOrigins)
         if let limit = raw.blockGasLimit {
             guard Self.blockGasLimits.contains(limit) else {
                 throw PluginConfigError(field: "block_gas_limit", message: "must be 21000 to 1000000000")
