@@ -137,7 +137,8 @@ struct LocalChainRelayTests {
                 #expect(relayed.headHash == host.headHash)
                 #expect(relayed.upstream == "http://upstream")
                 #expect(relayed.validator == host.validator)
-                #expect(try await relay.read { try LocalChainStore.account(chainID: chainID, address: bob, on: $0) }?.balance == 75)  // 70 paid, 5 from the split
+                // Bob: 70 paid, 5 from the split.
+                #expect(try await relay.read { try LocalChainStore.account(chainID: chainID, address: bob, on: $0) }?.balance == 75)
                 #expect(try await relay.read { try LocalChainStore.account(chainID: chainID, address: alice, on: $0) }?.balance == 420)
                 #expect(try await relay.read { try LocalChainStore.account(chainID: chainID, address: carol, on: $0) }?.balance == 5)
                 let relayedCode = try await relay.read { try ContractStore.code(chainID: chainID, address: token, on: $0) }
