@@ -211,9 +211,16 @@ extension EthereumRPC {
             filter.fromBlock = block.number
             filter.toBlock = block.number
         }
-        let query = filter
+        return try await logs(filter, chainID: chainID)
+    }
+
+    /// The logs matching `filter`, formatted, at most ``maxLogs`` (more is refused, not cut).
+    func logs(_ filter: LogFilter, chainID: UInt64) async throws -> [Any] {
+        guard filter.toBlock - filter.fromBlock < Self.maxLogBlockRange else {
+            throw RPCError(code: -32005, message: "a block range of more than \(Self.maxLogBlockRange) blocks; ask for a smaller one")
+        }
         let found = try await context.database.read { connection -> ([ChainLog], [UInt64: String]) in
-            let logs = try LogStore.logs(chainID: chainID, filter: query, limit: Self.maxLogs + 1, on: connection)
+            let logs = try LogStore.logs(chainID: chainID, filter: filter, limit: Self.maxLogs + 1, on: connection)
             var hashes: [UInt64: String] = [:]
             for number in Set(logs.map(\.blockNumber)) {
                 hashes[number] = try LocalChainStore.block(chainID: chainID, number: number, on: connection)?.hash

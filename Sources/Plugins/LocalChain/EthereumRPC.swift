@@ -18,6 +18,8 @@ struct EthereumRPC: Sendable {
     /// Chains seen to exist. A chain is never deleted, so once seen it needs no read again: every
     /// call of a wallet would otherwise cost a read before its work.
     let knownChains = KnownChains()
+    /// The log and block filters clients poll (per process, in memory).
+    let filters = RPCFilters()
 
     func chainExists(_ chainID: UInt64) async throws -> Bool {
         if knownChains.contains(chainID) { return true }
@@ -50,6 +52,11 @@ struct EthereumRPC: Sendable {
         case "eth_getStorageAt": return try await storage(params, chainID: chainID)
         case "eth_call": return try await ethCall(params, chainID: chainID)
         case "eth_getLogs": return try await logs(params, chainID: chainID)
+        case "eth_newFilter": return try await newFilter(params, chainID: chainID)
+        case "eth_newBlockFilter": return try await newBlockFilter(chainID: chainID)
+        case "eth_getFilterChanges": return try await filterChanges(params, chainID: chainID)
+        case "eth_getFilterLogs": return try await filterLogs(params, chainID: chainID)
+        case "eth_uninstallFilter": return try uninstallFilter(params, chainID: chainID)
         case "eth_estimateGas":
             guard let call = params.first as? [String: Any] else { throw RPCError.invalidParams("eth_estimateGas takes a call object") }
             return RPCFormat.quantity(try await estimateGas(call, chainID: chainID))

@@ -1,4 +1,5 @@
 import ChainKit
+import EVMKit
 import Foundation
 import HubKernel
 import HubServer
@@ -169,6 +170,52 @@ struct LocalChainContractRPCTests {
 
             let report = try #require(try await LocalChainVerifier.verify(hub.database))
             #expect(report.problems.isEmpty, "\(report.problems)")
+        }
+    }
+
+    @Test("filters: a log filter and a block filter report what was sealed since the last poll", arguments: TestBackend.enabled)
+    func filters(backend: TestBackend) async throws {
+        try await withLocalChainHub(on: backend) { _, api in
+            let chainID: UInt64 = 4_902
+            #expect(try await api.createChain(chainID).status == .created)
+            let alice = TestKeys.address(TestKeys.alice)
+            let storer = ValidatedTransaction.contractAddress(sender: alice, nonce: 0)
+            _ = try await send(
+                api,
+                chainID,
+                TestKeys.alice,
+                nonce: 0,
+                to: nil,
+                data: ContractExecutionTests.initcode(ContractExecutionTests.storerRuntime)
+            )
+            try await api.waitSealed(chainID)
+
+            let logFilter = try #require(try result(try await api.call(chainID, "eth_newFilter", [["address": storer.checksummed]])) as? String)
+            let blockFilter = try #require(try result(try await api.call(chainID, "eth_newBlockFilter")) as? String)
+            let other = try #require(try result(try await api.call(chainID, "eth_newFilter", [["address": alice.checksummed]])) as? String)
+            #expect(try result(try await api.call(chainID, "eth_getFilterChanges", [logFilter])) as? [Any] != nil)
+            _ = try await send(api, chainID, TestKeys.alice, nonce: 1, to: storer, data: U256(5).bigEndianBytes)
+            try await api.waitSealed(chainID)
+
+            let changes = try #require(try result(try await api.call(chainID, "eth_getFilterChanges", [logFilter])) as? [[String: Any]])
+            #expect(changes.count == 1)
+            #expect(changes.first?["address"] as? String == storer.checksummed)
+            #expect((try result(try await api.call(chainID, "eth_getFilterChanges", [logFilter])) as? [Any])?.isEmpty == true)
+            #expect((try result(try await api.call(chainID, "eth_getFilterChanges", [other])) as? [Any])?.isEmpty == true)
+            let blocks = try #require(try result(try await api.call(chainID, "eth_getFilterChanges", [blockFilter])) as? [String])
+            #expect(blocks.count == 1)
+            // "latest" resolves when asked: the head, which holds the log.
+            #expect((try result(try await api.call(chainID, "eth_getFilterLogs", [logFilter])) as? [Any])?.count == 1)
+
+            #expect(try result(try await api.call(chainID, "eth_uninstallFilter", [logFilter])) as? Bool == true)
+            #expect(try result(try await api.call(chainID, "eth_uninstallFilter", [logFilter])) as? Bool == false)
+            let gone = try #require(try await api.call(chainID, "eth_getFilterChanges", [logFilter])["error"] as? [String: Any])
+            #expect(gone["message"] as? String == "filter not found")
+            let malformed = try #require(try await api.call(chainID, "eth_newFilter", [["topics": [["0x01"]]]])["error"] as? [String: Any])
+            #expect(malformed["code"] as? Int == -32602)
+            // Another chain does not see this chain's filters.
+            #expect(try await api.createChain(4_903).status == .created)
+            #expect(try await api.call(4_903, "eth_getFilterChanges", [blockFilter])["error"] != nil)
         }
     }
 
