@@ -31,6 +31,39 @@ struct EthereumStateRootTests {
         }
     }
 
+    @Test("proofs: root first, each node referred to by hash in the one before, the leaf last; absent keys too")
+    func proofs() throws {
+        let vector = try #require(try VectorFile("eth_state_root").of().first { $0.name == "many_accounts" })
+        var accounts: [EthereumAccountState] = []
+        for account in try #require(vector["accounts"] as? [[String: Any]]) {
+            accounts.append(
+                EthereumAccountState(
+                    address: try EthereumAddress(try account.string("address")),
+                    nonce: UInt64(try #require(account["nonce"] as? Int)),
+                    balance: try UInt256(decimal: try account.string("balance")),
+                    storageRoot: try Hex.decode(try account.string("storage_root")),
+                    codeHash: Keccak256.hash(try Hex.decode(try account.string("code")))
+                )
+            )
+        }
+        let entries = EthereumStateRoot.accountEntries(accounts)
+        let root = try Hex.decode(try vector.string("state_root"))
+        let absent = Keccak256.hash(Array("no such account".utf8))
+        for key in entries.prefix(20).map(\.key) + [absent] {
+            let proof = MerklePatriciaTrie.proof(entries, key: key)
+            #expect(Keccak256.hash(try #require(proof.first)) == root)
+            for (parent, child) in zip(proof, proof.dropFirst()) {
+                let hash = Keccak256.hash(child)
+                #expect(parent.indices.dropLast(31).contains { Array(parent[$0..<($0 + 32)]) == hash }, "a node is not referred to by the one before")
+            }
+            if key != absent, let value = entries.first(where: { $0.key == key })?.value {
+                let leaf = try #require(proof.last)
+                #expect(leaf.indices.dropLast(value.count - 1).contains { Array(leaf[$0..<($0 + value.count)]) == value }, "the leaf holds the value")
+            }
+        }
+        #expect(MerklePatriciaTrie.proof([], key: absent).isEmpty)
+    }
+
     @Test("the empty roots are Ethereum's constants")
     func emptyRoots() {
         #expect(Hex.encode(EthereumStateRoot.root([])) == "0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")

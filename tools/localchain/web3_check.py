@@ -169,7 +169,32 @@ def check_contracts(w3, chain_id, alice, bob):
     check(receipt["status"] == 0 and 21000 < receipt["gasUsed"] < 200000 and receipt["logs"] == [], f"the failed transfer: {receipt}")
     check(w3.eth.get_transaction_count(bob.address) == nonce + 1, "the failed transfer did not use its nonce")
     check(token.functions.balanceOf(bob.address).call() == 250, "a failed transfer moved tokens")
+    check_proofs(w3, [token.address, alice.address, bob.address, Account.create().address])
     return token
+
+
+def check_proofs(w3, addresses):
+    """eth_getProof (EIP-1186) answers, verified with py-trie against the head's state root: each
+    account's proof gives its RLP account, each storage proof its slot's value (or its absence)."""
+    head = w3.eth.get_block("latest")
+    for address in addresses:
+        # Slots 0-7 (present or not) and one surely absent.
+        keys = list(range(8)) + [2**255 + 12345]
+        proof = w3.eth.get_proof(address, keys, head["number"])
+        nodes = [rlp.decode(bytes(n)) for n in proof["accountProof"]]
+        account = HexaryTrie.get_from_proof(bytes(head["stateRoot"]), keccak(bytes.fromhex(address[2:])), nodes)
+        expected = rlp.encode([proof["nonce"], proof["balance"], bytes(proof["storageHash"]), bytes(proof["codeHash"])])
+        empty = proof["nonce"] == 0 and proof["balance"] == 0 and bytes(proof["codeHash"]) == keccak(b"")
+        check(account == (b"" if empty else expected), f"the account proof of {address} does not prove its account")
+        check(proof["balance"] == w3.eth.get_balance(address), f"eth_getProof's balance of {address} is not eth_getBalance's")
+        for entry in proof["storageProof"]:
+            slot = int.from_bytes(bytes(entry["key"]), "big")
+            # web3 hands the value over as bytes (geth sends a quantity, as hubd does).
+            shown = entry["value"] if isinstance(entry["value"], int) else int.from_bytes(bytes(entry["value"]), "big")
+            value = HexaryTrie.get_from_proof(bytes(proof["storageHash"]), keccak(slot.to_bytes(32, "big")), [rlp.decode(bytes(n)) for n in entry["proof"]])
+            check(value == (rlp.encode(shown) if shown else b""), f"the storage proof of {address} slot {slot} does not prove it")
+            stored = int.from_bytes(w3.eth.get_storage_at(address, slot), "big")
+            check(stored == shown, f"eth_getProof's slot {slot} of {address} is {shown}, eth_getStorageAt says {stored}")
 
 
 def check_state_root(base, chain_id, block):

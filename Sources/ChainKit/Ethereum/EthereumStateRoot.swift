@@ -42,16 +42,24 @@ public enum EthereumStateRoot {
 
     /// The storage root over `slots` (32-byte slot → 32-byte value; zero values are absent).
     public static func storageRoot(_ slots: [(slot: [UInt8], value: [UInt8])]) -> [UInt8] {
-        MerklePatriciaTrie.root(
-            slots.compactMap { slot, value in
-                let minimal = Array(value.drop { $0 == 0 })
-                return minimal.isEmpty ? nil : (key: Keccak256.hash(slot), value: RLP.encode(.bytes(minimal)))
-            }
-        )
+        MerklePatriciaTrie.root(storageEntries(slots))
     }
 
     /// The state root over `accounts` (empty accounts are left out, as EIP-161 deletes them).
     public static func root(_ accounts: [EthereumAccountState]) -> [UInt8] {
-        MerklePatriciaTrie.root(accounts.filter { !$0.isEmpty }.map { (key: Keccak256.hash($0.address.bytes), value: $0.encoded) })
+        MerklePatriciaTrie.root(accountEntries(accounts))
+    }
+
+    /// The storage trie's entries: keccak-256(slot) → RLP(the value's minimal bytes), zero slots absent.
+    public static func storageEntries(_ slots: [(slot: [UInt8], value: [UInt8])]) -> [(key: [UInt8], value: [UInt8])] {
+        slots.compactMap { slot, value in
+            let minimal = Array(value.drop { $0 == 0 })
+            return minimal.isEmpty ? nil : (key: Keccak256.hash(slot), value: RLP.encode(.bytes(minimal)))
+        }
+    }
+
+    /// The state trie's entries: keccak-256(address) → the account's encoding, empty ones absent.
+    public static func accountEntries(_ accounts: [EthereumAccountState]) -> [(key: [UInt8], value: [UInt8])] {
+        accounts.filter { !$0.isEmpty }.map { (key: Keccak256.hash($0.address.bytes), value: $0.encoded) }
     }
 }

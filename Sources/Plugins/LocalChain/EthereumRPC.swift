@@ -52,6 +52,7 @@ struct EthereumRPC: Sendable {
         case "eth_getStorageAt": return try await storage(params, chainID: chainID)
         case "eth_call": return try await ethCall(params, chainID: chainID)
         case "eth_getLogs": return try await logs(params, chainID: chainID)
+        case "eth_getProof": return try await proof(params, chainID: chainID)
         case "eth_newFilter": return try await newFilter(params, chainID: chainID)
         case "eth_newBlockFilter": return try await newBlockFilter(chainID: chainID)
         case "eth_getFilterChanges": return try await filterChanges(params, chainID: chainID)

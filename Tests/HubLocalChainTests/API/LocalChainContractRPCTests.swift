@@ -168,6 +168,19 @@ struct LocalChainContractRPCTests {
             let badTopic = try #require(try await api.call(chainID, "eth_getLogs", [["topics": ["0x12"]]])["error"] as? [String: Any])
             #expect(badTopic["code"] as? Int == -32602)
 
+            // eth_getProof: the account as the state root commits to it, its proof rooted there.
+            let proof = try #require(
+                try result(try await api.call(chainID, "eth_getProof", [tokenText, ["0x0", "0x1"], "latest"])) as? [String: Any]
+            )
+            let head = try #require(try result(try await api.call(chainID, "eth_getBlockByNumber", ["latest", false])) as? [String: Any])
+            let accountProof = try #require(proof["accountProof"] as? [String])
+            #expect(Hex.encode(Keccak256.hash(try Hex.decode(try #require(accountProof.first)))) == head["stateRoot"] as? String)
+            #expect(proof["nonce"] as? String == "0x1")
+            #expect(proof["codeHash"] as? String == Hex.encode(Keccak256.hash(try Hex.decode(code))))
+            #expect((proof["storageProof"] as? [[String: Any]])?.count == 2)
+            let badKey = try #require(try await api.call(chainID, "eth_getProof", [tokenText, ["0xzz"], "latest"])["error"] as? [String: Any])
+            #expect(badKey["code"] as? Int == -32602)
+
             let report = try #require(try await LocalChainVerifier.verify(hub.database))
             #expect(report.problems.isEmpty, "\(report.problems)")
         }
