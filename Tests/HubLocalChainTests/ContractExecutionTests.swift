@@ -167,6 +167,39 @@ struct ContractExecutionTests {
         #expect(second.gasUsed == second.included[0].gasUsed + second.included[1].gasUsed)
     }
 
+    @Test("bad deployments and calls: a reverting constructor, code starting with 0xEF, calldata to an address without code")
+    func badDeploymentsAndCalls() throws {
+        let funded = Self.block([Self.grant(Self.alice, 100, nonce: 0)])
+        // PUSH1 0 PUSH1 0 REVERT: the constructor reverts; value sent with it stays with the sender.
+        let reverting = try Self.entry(Self.aliceKey, nonce: 0, to: nil, value: 40, data: [0x60, 0x00, 0x60, 0x00, 0xfd])
+        // Returns one byte 0xEF as code (EIP-3541 refuses it).
+        let efCode = try Self.entry(Self.aliceKey, nonce: 1, to: nil, data: [0x60, 0xef, 0x60, 0x00, 0x53, 0x60, 0x01, 0x60, 0x00, 0xf3])
+        // Calldata to an address with no code: a plain transfer that also pays for its data.
+        let toNothing = try Self.entry(Self.aliceKey, nonce: 2, to: Self.carol, value: 10, data: [1, 2, 3])
+        let plan = Self.block([reverting, efCode, toNothing], after: [funded])
+        #expect(plan.included.map(\.status) == [0, 0, 1])
+        #expect(plan.included.allSatisfy { $0.contractAddress == nil })
+        #expect(plan.contracts.code.isEmpty && plan.contracts.storage.isEmpty)
+        #expect(plan.included[2].gasUsed == 21_000 + 3 * 16)
+        #expect(plan.state[Self.alice]?.balance == 90)
+        #expect(plan.state[Self.alice]?.nonce == 3)
+        #expect(plan.state[Self.carol]?.balance == 10)
+        #expect(plan.movements.map(\.amount) == [10])
+        // The addresses the failed creations would have had hold nothing.
+        for nonce: UInt64 in [0, 1] {
+            let address = ValidatedTransaction.contractAddress(sender: Self.alice, nonce: nonce)
+            #expect((plan.state[address]?.balance ?? 0) == 0 && (plan.state[address]?.nonce ?? 0) == 0)
+        }
+    }
+
+    @Test("the contract address of a creation is Ethereum's (a known vector)")
+    func contractAddress() throws {
+        // keccak(RLP([sender, nonce]))[12:], e.g. the first contract of 0x6ac7…dbf0.
+        let sender = try EthereumAddress("0x6ac7ea33f8831ea9dcc53393aaa88b25a785dbf0")
+        #expect(ValidatedTransaction.contractAddress(sender: sender, nonce: 0) == (try EthereumAddress("0xcd234a471b72ba2f1ccf0a70fcaba648a5eecd8d")))
+        #expect(ValidatedTransaction.contractAddress(sender: sender, nonce: 1) == (try EthereumAddress("0x343c43a37d37dff08ae8c4a11544c718abb4fcf8")))
+    }
+
     @Test("out of gas: the whole gas limit is used, nothing created, nonce used")
     func outOfGas() throws {
         let deploy = try Self.entry(Self.aliceKey, nonce: 0, to: nil, data: Self.initcode(Self.storerRuntime), gas: 57_000)
