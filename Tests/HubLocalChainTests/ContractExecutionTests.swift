@@ -1,5 +1,6 @@
 import ChainKit
 import EVMKit
+import Foundation
 import HubKernel
 import Testing
 
@@ -267,6 +268,36 @@ struct ContractExecutionTests {
         #expect(plan.state[Self.validator]?.balance == 0)
         let burnt = plan.movements.filter { $0.to == Self.validator }.reduce(UInt128(0)) { $0 + $1.amount }
         #expect(burnt == 42_000)
+    }
+
+    /// What executing ERC-20 transfers costs the sealer (EVMKit is built with -O even in debug),
+    /// without storage I/O (run with `HUB_MEASURE_CONTRACTS=1`; the README quotes the figure).
+    @Test("measure: a block of 100 ERC-20 transfers", .enabled(if: ProcessInfo.processInfo.environment["HUB_MEASURE_CONTRACTS"] != nil))
+    func measureTransfers() throws {
+        let deploy = try Self.entry(
+            Self.aliceKey,
+            nonce: 0,
+            to: nil,
+            data: LocalChainContractRPCTests.tokenBytecode + (try ABI.encode([.uint(bits: 256)], [.uint(UInt256(UInt64(1) << 60))])),
+            gas: 2_000_000
+        )
+        let deployed = Self.block([deploy])
+        let token = ValidatedTransaction.contractAddress(sender: Self.alice, nonce: 0)
+        let transfers = try (1...100).map { i in
+            let recipient = try EthereumAddress(bytes: Array(Keccak256.hash(Array("r\(i)".utf8)).prefix(20)))
+            let data = try ABI.calldata(
+                "transfer(address,uint256)",
+                types: [.address, .uint(bits: 256)],
+                values: [.address(recipient), .uint(UInt256(UInt64(i)))]
+            )
+            return try Self.entry(Self.aliceKey, nonce: UInt64(i), to: token, data: data, gas: 100_000, seq: Int64(i))
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let plan = Self.block(transfers, after: [deployed], gasLimit: 1_000_000_000)
+        let elapsed = clock.now - start
+        #expect(plan.included.count == 100)
+        print("executed \(plan.included.count) ERC-20 transfers (\(plan.gasUsed) gas) in \(elapsed)")
     }
 
     @Test("the block gas limit: a transaction that does not fit waits for the next block")

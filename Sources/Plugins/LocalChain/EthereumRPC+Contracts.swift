@@ -130,8 +130,14 @@ extension EthereumRPC {
         // The EVM's 63/64 rule and refunds make the gas used a floor, not the answer: search
         // from it up to the cap for the least limit that still succeeds.
         // Below the gas used at the cap nothing succeeds: the same path consumes at least that.
+        // Most calls (a payment, a token transfer without refunds or inner calls) succeed with
+        // exactly that: one more run settles them.
         var low = capped.gasUsed - 1
         var high = min(request.gas ?? .max, try await chain(chainID).blockGasLimit)
+        if capped.gasUsed < high, try await simulate(request, gasLimits: [capped.gasUsed], chainID: chainID)[0].receipt?.status == true {
+            return capped.gasUsed
+        }
+        low = max(low, capped.gasUsed)
         // Probe in rounds of up to 8 limits per read, narrowing [low, high] each round.
         while high - low > 1 {
             let (lo, hi) = (low, high)
