@@ -87,6 +87,17 @@ struct LocalChainContractTests {
 
             let report = try #require(try await LocalChainVerifier.verify(hub.database))
             #expect(report.problems.isEmpty, "\(report.problems)")
+
+            // A slot changed behind the chain's back no longer matches its account's storage root
+            // (the one the head's state root commits to).
+            try await hub.database.write { connection in
+                try connection.execute(
+                    "UPDATE localchain_storage SET value = \(U256(8).bigEndianBytes) WHERE chain_id = \(Int64(chainID)) AND address = \(storer.description)"
+                )
+            }
+            let tampered = try #require(try await LocalChainVerifier.verify(hub.database))
+            #expect(tampered.problems.count == 1, "\(tampered.problems)")
+            #expect(tampered.problems.first?.contains("storage root") == true)
         }
     }
 
