@@ -99,6 +99,8 @@ let package = Package(
                 // No C shim (DESIGN §2): zstd comes through ChainKit, key sealing through the kernel.
                 "HubKernel",
                 "ChainKit",
+                // Contracts run in the EVM (DESIGN §2 allows the rail this import).
+                "EVMKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -90,7 +90,7 @@ struct LocalChainContractTests {
 
             // A slot changed behind the chain's back no longer matches its account's storage root
             // (the one the head's state root commits to).
-            try await hub.database.write { connection in
+            _ = try await hub.database.write { connection in
                 try connection.execute(
                     "UPDATE localchain_storage SET value = \(U256(8).bigEndianBytes) WHERE chain_id = \(Int64(chainID)) AND address = \(storer.description)"
                 )
