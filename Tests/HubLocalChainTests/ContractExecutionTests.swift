@@ -255,6 +255,18 @@ struct ContractExecutionTests {
         #expect(plan.state.values.reduce(UInt128(0)) { $0 + $1.balance } == 100)
     }
 
+    @Test("a contract created and self-destructed to itself in one transaction destroys its value: burnt to issuance")
+    func selfDestructToItself() throws {
+        let funded = Self.block([Self.grant(Self.alice, 100, nonce: 0)])
+        // Initcode: ADDRESS SELFDESTRUCT (to itself, in the creating transaction).
+        let plan = Self.block([try Self.entry(Self.aliceKey, nonce: 0, to: nil, value: 30, data: [0x30, 0xff])], after: [funded])
+        #expect(plan.included.first?.status == 1)
+        #expect(plan.state[Self.alice]?.balance == 70)
+        #expect(plan.movements.map(\.amount) == [30])
+        #expect(plan.movements.first?.from == Self.alice && plan.movements.first?.to == Self.validator)
+        #expect(plan.state.values.reduce(UInt128(0)) { $0 + $1.balance } == 70)
+    }
+
     @Test("a non-zero gas price pays the validator, which destroys it: issuance is credited back")
     func feesAreBurnt() throws {
         let funded = Self.block([Self.grant(Self.alice, 1_000_000, nonce: 0)])

@@ -199,7 +199,7 @@ enum BlockExecutor {
             logs: receipt.logs.map { LocalChainLog(address: EthereumAddress($0.address), topics: $0.topics.map(\.bigEndianBytes), data: $0.data) },
             contractAddress: receipt.contractAddress.map(EthereumAddress.init)
         )
-        return (included, movements(before: before, after: after, hash: entry.hash))
+        return (included, movements(before: before, after: after, hash: entry.hash, burnTo: validator))
     }
 
     /// The transaction as EVMKit runs it, from the raw the pool holds.
@@ -230,14 +230,25 @@ enum BlockExecutor {
 
     /// The balance changes of one transaction as movements between accounts: those that lost
     /// money pay those that gained it, both in address order, so every node derives the same legs.
-    /// (The EVM conserves value: with a base fee of zero, fees go to the coinbase, the validator.)
-    static func movements(before: [EthereumAddress: UInt128], after: [EthereumAddress: UInt128], hash: String) -> [Movement] {
+    /// The EVM conserves value (with a base fee of zero, fees go to the coinbase, the validator)
+    /// but for one case: a contract that self-destructs to itself in the transaction that created
+    /// it destroys its balance (EIP-6780). What vanished is paid to `burnTo` (the validator, whose
+    /// ledger account is the issuance account), as a cash-out is, so the ledger follows the chain.
+    static func movements(
+        before: [EthereumAddress: UInt128],
+        after: [EthereumAddress: UInt128],
+        hash: String,
+        burnTo: EthereumAddress
+    ) -> [Movement] {
         var payers: [(EthereumAddress, UInt128)] = []
         var payees: [(EthereumAddress, UInt128)] = []
         for address in before.keys.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
             let (old, new) = (before[address]!, after[address]!)
             if new < old { payers.append((address, old - new)) } else if new > old { payees.append((address, new - old)) }
         }
+        let paid = payers.reduce(UInt128(0)) { $0 + $1.1 }
+        let received = payees.reduce(UInt128(0)) { $0 + $1.1 }
+        if paid > received { payees.append((burnTo, paid - received)) }
         var movements: [Movement] = []
         var (i, j) = (0, 0)
         while i < payers.count && j < payees.count {

@@ -206,6 +206,8 @@ extension EthereumRPC {
         guard let object = params.first as? [String: Any] else { throw RPCError.invalidParams("eth_getLogs takes a filter object") }
         let head = try await chain(chainID).headNumber
         var filter = try Self.logFilter(object, head: head)
+        // A (valid) range that starts after the head holds nothing yet.
+        if let from = object["fromBlock"], case .number(let n) = try Self.blockTag([from], 0), n > head { return [] }
         if let blockHash = object["blockHash"] {
             guard object["fromBlock"] == nil, object["toBlock"] == nil else {
                 throw RPCError.invalidParams("a filter names either blockHash or fromBlock/toBlock, not both")

@@ -161,6 +161,7 @@ struct LocalChainContractRPCTests {
             #expect(try await findLogs(["fromBlock": "0x0", "address": [alice.checksummed]]).isEmpty)
             #expect(try await findLogs(["fromBlock": receipt["blockNumber"]!, "toBlock": receipt["blockNumber"]!]).count == 1)
             #expect(try await findLogs(["blockHash": receipt["blockHash"]!]).count == 1)
+            #expect(try await findLogs(["fromBlock": "0xffffff"]).isEmpty)  // after the head: nothing yet
             let badRange = try #require(
                 try await api.call(chainID, "eth_getLogs", [["fromBlock": "0x5", "toBlock": "0x1"]])["error"] as? [String: Any]
             )
