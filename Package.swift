@@ -101,6 +101,8 @@ let package = Package(
                 // No C shim (DESIGN §2): zstd comes through ChainKit, key sealing through the kernel.
                 "HubKernel",
                 "ChainKit",
+                // Contracts run in the EVM (DESIGN §2 allows the rail this import).
+                "EVMKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -291,6 +293,7 @@ let package = Package(
                 "HubLocalChain",
                 "HubKernel",
                 "ChainKit",
+                "EVMKit",
                 "HubServer",
                 "HubTestSupport",
                 "HubServerTestSupport",

@@ -2,7 +2,8 @@
 # The local chain's JSON-RPC endpoint driven by a real Ethereum client library: starts the built
 # `hubd serve` on a throwaway SQLite database with the localchain rail enabled, creates an admin,
 # and runs tools/localchain/web3_check.py (web3.py + eth-account from the pinned
-# tools/localchain/requirements.txt, in a venv under .build-localchain/).
+# tools/localchain/requirements.txt, in a venv under .build-localchain/): payments, then an ERC-20
+# compiled by the pinned vyper (tools/localchain/contracts, re-checked here) deployed and used.
 # Usage: scripts/localchain-web3-test.sh
 # Exits non-zero when a check fails. If PyPI cannot be reached to build the venv, it says so and
 # fails (the test is the only live check of wallet compatibility; skipping silently would hide it).
@@ -21,6 +22,11 @@ export no_proxy=127.0.0.1${no_proxy:+,$no_proxy} NO_PROXY=127.0.0.1${NO_PROXY:+,
 requirements=tools/localchain/requirements.txt
 venv=$root/.build-localchain/venv
 pinned_venv "$venv" "$requirements"
+# The contract artifacts web3_check.py deploys must be what the pinned vyper (0.4.3, the EVM
+# tools' venv) makes of their sources.
+evm_venv=$root/.build-evm/venv
+pinned_venv "$evm_venv" tools/evm/requirements.txt
+"$evm_venv/bin/python" tools/localchain/contracts/compile.py --check || die "the committed contract artifacts are stale"
 
 build_debug_hubd
 

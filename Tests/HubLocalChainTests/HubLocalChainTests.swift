@@ -67,17 +67,43 @@ struct LocalChainValidationTests {
         #expect(validated.sender == Self.aliceAddress)
         #expect(validated.nonce == 3)
         #expect(validated.envelope == .dynamicFee)
+        // EIP-2930 (type 1), contract creation and calldata pass too; a creation's recipient is
+        // the address its contract will have.
+        let type1 = try EthereumTransaction(envelope: .accessList, chainID: Self.chainID, nonce: 0, gasLimit: 21_000, to: Self.bob, value: UInt256(1))
+            .signed(privateKey: Self.alice)
+        #expect(try ValidatedTransaction.validate(type1.raw, chainID: Self.chainID).envelope == .accessList)
+        let creation = try EthereumTransaction(
+            envelope: .legacy,
+            chainID: Self.chainID,
+            nonce: 4,
+            gasLimit: 100_000,
+            to: nil,
+            value: .zero,
+            data: [0x00]
+        )
+        .signed(privateKey: Self.alice)
+        let created = try ValidatedTransaction.validate(creation.raw, chainID: Self.chainID)
+        #expect(created.isCreation && created.carriesData)
+        #expect(created.recipient == ValidatedTransaction.contractAddress(sender: Self.aliceAddress, nonce: 4))
     }
 
-    @Test("wrong chain, pre-EIP-155, type 1, contract creation, data, garbage and oversized are refused with a reason")
+    @Test("wrong chain, pre-EIP-155, too little gas for the data, oversized initcode, garbage and oversized are refused with a reason")
     func refused() throws {
         #expect(rejection(try Self.legacy(chainID: 1)) == "wrong_chain_id")
         #expect(rejection(try Self.legacy(chainID: nil)) == "missing_chain_id")
-        let type1 = try EthereumTransaction(envelope: .accessList, chainID: Self.chainID, nonce: 0, gasLimit: 21_000, to: Self.bob, value: UInt256(1))
-            .signed(privateKey: Self.alice)
-        #expect(rejection(type1.raw) == "unsupported_type")
-        #expect(rejection(try Self.legacy(to: nil)) == "contract_creation")
-        #expect(rejection(try Self.legacy(data: [1])) == "data_not_supported")
+        // Creation costs 53000 and each data byte more: 21000 is too little for either.
+        #expect(rejection(try Self.legacy(to: nil)) == "intrinsic_gas_too_low")
+        #expect(rejection(try Self.legacy(data: [1])) == "intrinsic_gas_too_low")
+        let huge = try EthereumTransaction(
+            envelope: .legacy,
+            chainID: Self.chainID,
+            nonce: 0,
+            gasLimit: 10_000_000,
+            to: nil,
+            value: .zero,
+            data: [UInt8](repeating: 0, count: ValidatedTransaction.maxInitcodeBytes + 1)
+        ).signed(privateKey: Self.alice)
+        #expect(rejection(huge.raw) == "initcode_too_large")
         #expect(rejection([0xde, 0xad, 0xbe, 0xef]) == "invalid_transaction")
         #expect(rejection([]) == "invalid_transaction")
         #expect(rejection([UInt8](repeating: 0xC0, count: TransactionRejection.maxRawBytes + 1)) == "oversized")
@@ -97,51 +123,6 @@ struct LocalChainValidationTests {
         if let other = try? ValidatedTransaction.validate(raw, chainID: Self.chainID) { #expect(other.sender != Self.aliceAddress) }
     }
 
-    static func entry(_ sender: EthereumAddress, _ recipient: EthereumAddress, nonce: UInt64, value: UInt128, seq: Int64) -> PoolEntry {
-        PoolEntry(
-            seq: seq,
-            hash: Hex.encode(Keccak256.hash(Array("\(sender)\(nonce)".utf8))),
-            sender: sender,
-            recipient: recipient,
-            nonce: nonce,
-            value: value,
-            raw: [UInt8(seq)]
-        )
-    }
-
-    @Test("execution: nonces in order (gaps wait), balances checked, recipients created, the validator issues")
-    func execution() throws {
-        let validator = try EthereumAddress("0x00000000000000000000000000000000000000aa")
-        let a = try EthereumAddress("0x00000000000000000000000000000000000000a1")
-        let b = try EthereumAddress("0x00000000000000000000000000000000000000b1")
-        let issuance = AccountID.random()
-        let pool = [
-            Self.entry(a, b, nonce: 1, value: 30, seq: 1),  // arrives before nonce 0: waits, then follows it
-            Self.entry(validator, a, nonce: 0, value: 100, seq: 2),  // a grant
-            Self.entry(a, b, nonce: 0, value: 50, seq: 3),
-            Self.entry(a, b, nonce: 2, value: 500, seq: 4),  // more than a has: fails, nonce used
-            Self.entry(b, a, nonce: 5, value: 1, seq: 5),  // gap: waits
-        ]
-        let plan = BlockExecutor.plan(pool: pool, state: [:], chainID: 1, validator: validator, issuanceAccount: issuance, limit: 100)
-        #expect(plan.included.map(\.entry.seq) == [2, 3, 1, 4])
-        #expect(plan.included.map(\.status) == [1, 1, 1, 0])
-        #expect(plan.state[a]?.balance == 20)
-        #expect(plan.state[a]?.nonce == 3)
-        #expect(plan.state[b]?.balance == 80)
-        #expect(plan.state[b]?.nonce == 0)
-        #expect(plan.state[validator]?.balance == 0)
-        #expect(plan.state[validator]?.ledgerAccountID == issuance)
-        #expect(Set(plan.created) == [validator, a, b])
-        let transfers = BlockExecutor.ledgerTransfers(plan, asset: AssetCode("EVT-1")!, chainID: 1)
-        #expect(transfers.count == 3)
-        #expect(
-            transfers[0].action
-                == .post(debit: issuance, credit: LocalChainIDs.ledgerAccount(chainID: 1, address: a), amount: 100, asset: AssetCode("EVT-1")!)
-        )
-        // The limit holds.
-        let small = BlockExecutor.plan(pool: pool, state: [:], chainID: 1, validator: validator, issuanceAccount: issuance, limit: 2)
-        #expect(small.included.count == 2)
-    }
 }
 
 @Suite("Local chain: configuration")

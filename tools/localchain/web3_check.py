@@ -13,6 +13,7 @@ with a message on the first failed check.
 import json
 import sys
 import time
+import os
 import urllib.request
 
 import rlp
@@ -20,6 +21,8 @@ from eth_account import Account
 from eth_keys import keys
 from eth_utils import keccak, to_checksum_address
 from hexbytes import HexBytes
+from web3.exceptions import ContractLogicError
+from trie import HexaryTrie
 from web3 import Web3
 from web3.exceptions import Web3RPCError
 
@@ -72,9 +75,126 @@ def check_block_format(w3, base, chain_id, number):
     signer = keys.Signature(vrs=(signature[64], int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:64], "big"))).recover_public_key_from_msg_hash(digest)
     check(signer.to_checksum_address() == block["miner"], f"block {number} is not signed by its validator")
     receipts = [w3.eth.get_transaction_receipt(h) for h in block["transactions"]]
-    leaves = [rlp.encode([r["status"], bytes(r["transactionHash"])]) for r in receipts]
+    # Receipts since contracts run: [status, txHash, gasUsed, [[address, [topic…], data]…]].
+    leaves = [
+        rlp.encode([r["status"], bytes(r["transactionHash"]), r["gasUsed"],
+                    [[bytes.fromhex(log["address"][2:]), [bytes(t) for t in log["topics"]], bytes(log["data"])] for log in r["logs"]]])
+        for r in receipts
+    ]
     check(merkle_root(leaves) == bytes(block["receiptsRoot"]), f"block {number}: the receipts root does not match its receipts")
     return block
+
+
+ARTIFACT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "contracts", "EventToken.json")
+
+
+def bloom_of(logs):
+    """Ethereum's 2048-bit logs bloom, rebuilt from the Yellow Paper (§4.3.1): three bits per
+    address and topic, from the low 11 bits of byte pairs 0-1, 2-3, 4-5 of its keccak-256."""
+    bits = 0
+    for log in logs:
+        for value in [bytes.fromhex(log["address"][2:])] + [bytes(t) for t in log["topics"]]:
+            digest = keccak(value)
+            for i in (0, 2, 4):
+                bits |= 1 << ((digest[i] << 8 | digest[i + 1]) & 0x7FF)
+    return bits.to_bytes(256, "big")
+
+
+def check_contracts(w3, chain_id, alice, bob):
+    """An ERC-20 compiled by the pinned vyper (tools/localchain/contracts/EventToken.json, re-checked
+    against its source by the script) deployed and used through web3.py's contract API, unmodified."""
+    with open(ARTIFACT, encoding="utf-8") as f:
+        artifact = json.load(f)
+    factory = w3.eth.contract(abi=artifact["abi"], bytecode=artifact["bytecode"])
+    supply = 10**6 * 10**18
+    deploy = factory.constructor(supply).build_transaction({
+        "from": alice.address, "nonce": w3.eth.get_transaction_count(alice.address, "pending"), "chainId": chain_id,
+    })
+    check(deploy["gas"] > 53000, f"the deployment's gas estimate is {deploy['gas']}")
+    receipt = wait_receipt(w3, w3.eth.send_raw_transaction(Account.sign_transaction(deploy, alice.key).raw_transaction))
+    check(receipt["status"] == 1 and receipt["contractAddress"], f"the deployment failed: {receipt}")
+    check(receipt["to"] is None, "a creation's receipt names a recipient")
+    check(bytes(receipt["logsBloom"]) == bloom_of(receipt["logs"]), "the deployment's logsBloom is not its logs'")
+    token = w3.eth.contract(address=receipt["contractAddress"], abi=artifact["abi"])
+    check(len(w3.eth.get_code(token.address)) > 100, "the contract has no code")
+    check(token.functions.symbol().call() == "EVTK" and token.functions.totalSupply().call() == supply, "the token reads wrong")
+    check(token.functions.balanceOf(alice.address).call() == supply, "the deployer does not hold the supply")
+
+    # A transfer, gas estimated by the node (eth_estimateGas) as web3 does by default.
+    estimate = token.functions.transfer(bob.address, 250).estimate_gas({"from": alice.address})
+    # The estimate is the least gas that works: with one less, the same call runs out of gas
+    # (checked before the transfer is sent: afterwards bob holds tokens and the same call is cheaper).
+    data = token.functions.transfer(bob.address, 250)._encode_transaction_data()
+    w3.eth.call({"from": alice.address, "to": token.address, "data": data, "gas": estimate})
+    try:
+        w3.eth.call({"from": alice.address, "to": token.address, "data": data, "gas": estimate - 1})
+        fail(f"the transfer succeeded with {estimate - 1} gas, less than the estimate")
+    except Web3RPCError as error:
+        check("out of gas" in str(error), f"one gas short of the estimate: {error}")
+
+    transfer = token.functions.transfer(bob.address, 250).build_transaction({
+        "from": alice.address, "nonce": w3.eth.get_transaction_count(alice.address, "pending"), "chainId": chain_id, "gas": estimate,
+    })
+    receipt = wait_receipt(w3, w3.eth.send_raw_transaction(Account.sign_transaction(transfer, alice.key).raw_transaction))
+    check(receipt["status"] == 1, f"the transfer failed with the estimated gas {estimate}: {receipt}")
+    check(receipt["gasUsed"] <= estimate, f"the transfer used {receipt['gasUsed']}, more than the estimate {estimate}")
+    check(bytes(receipt["logsBloom"]) == bloom_of(receipt["logs"]), "the transfer's logsBloom is not its logs'")
+    events = token.events.Transfer().process_receipt(receipt)
+    check(len(events) == 1 and events[0]["args"]["receiver"] == bob.address and events[0]["args"]["value"] == 250,
+          f"the transfer's event: {events}")
+    check(token.functions.balanceOf(bob.address).call() == 250, "bob's token balance is wrong")
+    # Events through eth_getLogs: by address and topic, with an OR-list, by block range.
+    logs = token.events.Transfer().get_logs(from_block=0)
+    check([(e["args"]["sender"], e["args"]["receiver"], e["args"]["value"]) for e in logs]
+          == [("0x" + "00" * 20, alice.address, supply), (alice.address, bob.address, 250)],
+          f"eth_getLogs found {logs}")
+    to_bob = w3.eth.get_logs({"fromBlock": 0, "address": token.address,
+                              "topics": [None, None, ["0x" + "00" * 12 + bob.address[2:].lower(), "0x" + "00" * 32]]})
+    check(len(to_bob) == 1, f"the topic OR-list found {to_bob}")
+    check(w3.eth.get_logs({"fromBlock": 0, "address": bob.address}) == [], "logs of an address that emitted none")
+
+    # A revert: the reason reaches web3 (code 3 with data, as geth answers), for a call and an estimate.
+    for attempt in (lambda f: f.call({"from": bob.address}), lambda f: f.estimate_gas({"from": bob.address})):
+        try:
+            attempt(token.functions.transfer(alice.address, 10**30))
+            fail("an overdraft did not revert")
+        except ContractLogicError as error:
+            check("transfer amount exceeds balance" in str(error), f"the revert says {error}")
+    # Sent anyway (with enough gas), it is included as failed, its gas charged and its nonce used.
+    nonce = w3.eth.get_transaction_count(bob.address, "pending")
+    failing = token.functions.transfer(alice.address, 10**30).build_transaction({
+        "from": bob.address, "nonce": nonce, "chainId": chain_id, "gas": 200000,
+    })
+    receipt = wait_receipt(w3, w3.eth.send_raw_transaction(Account.sign_transaction(failing, bob.key).raw_transaction))
+    check(receipt["status"] == 0 and 21000 < receipt["gasUsed"] < 200000 and receipt["logs"] == [], f"the failed transfer: {receipt}")
+    check(w3.eth.get_transaction_count(bob.address) == nonce + 1, "the failed transfer did not use its nonce")
+    check(token.functions.balanceOf(bob.address).call() == 250, "a failed transfer moved tokens")
+    check_proofs(w3, [token.address, alice.address, bob.address, Account.create().address])
+    return token
+
+
+def check_proofs(w3, addresses):
+    """eth_getProof (EIP-1186) answers, verified with py-trie against the head's state root: each
+    account's proof gives its RLP account, each storage proof its slot's value (or its absence)."""
+    head = w3.eth.get_block("latest")
+    for address in addresses:
+        # Slots 0-7 (present or not) and one surely absent.
+        keys = list(range(8)) + [2**255 + 12345]
+        proof = w3.eth.get_proof(address, keys, head["number"])
+        nodes = [rlp.decode(bytes(n)) for n in proof["accountProof"]]
+        account = HexaryTrie.get_from_proof(bytes(head["stateRoot"]), keccak(bytes.fromhex(address[2:])), nodes)
+        expected = rlp.encode([proof["nonce"], proof["balance"], bytes(proof["storageHash"]), bytes(proof["codeHash"])])
+        empty = proof["nonce"] == 0 and proof["balance"] == 0 and bytes(proof["codeHash"]) == keccak(b"")
+        check(account == (b"" if empty else expected), f"the account proof of {address} does not prove its account")
+        check(proof["balance"] == w3.eth.get_balance(address), f"eth_getProof's balance of {address} is not eth_getBalance's")
+        for entry in proof["storageProof"]:
+            slot = int.from_bytes(bytes(entry["key"]), "big")
+            # web3 hands the value over as bytes (geth sends a quantity, as hubd does).
+            shown = entry["value"] if isinstance(entry["value"], int) else int.from_bytes(bytes(entry["value"]), "big")
+            value = HexaryTrie.get_from_proof(bytes(proof["storageHash"]), keccak(slot.to_bytes(32, "big")), [rlp.decode(bytes(n)) for n in entry["proof"]])
+            check(value == (rlp.encode(shown) if shown else b""), f"the storage proof of {address} slot {slot} does not prove it")
+            stored = int.from_bytes(w3.eth.get_storage_at(address, slot), "big")
+            check(stored == shown, f"eth_getProof's slot {slot} of {address} is {shown}, eth_getStorageAt says {stored}")
 
 
 def check_state_root(base, chain_id, block):
@@ -87,11 +207,15 @@ def check_state_root(base, chain_id, block):
         cursor = page["next_cursor"]
         if not cursor:
             break
-    leaves = sorted(
-        (bytes.fromhex(a["address"][2:].lower()), rlp.encode([bytes.fromhex(a["address"][2:].lower()), a["nonce"], int(a["balance"])]))
-        for a in accounts if a["nonce"] or int(a["balance"])
-    )
-    check(merkle_root([leaf for _, leaf in leaves]) == bytes(block["stateRoot"]), "the head's state root does not commit to the accounts the explorer lists")
+    # Ethereum's state root, rebuilt with py-trie: keccak(address) -> RLP([nonce, balance, storageRoot, codeHash]),
+    # empty accounts left out.
+    state = HexaryTrie(db={})
+    for a in accounts:
+        address = bytes.fromhex(a["address"][2:].lower())
+        code_hash = bytes.fromhex(a["code_hash"][2:])
+        if a["nonce"] or int(a["balance"]) or code_hash != keccak(b""):
+            state[keccak(address)] = rlp.encode([a["nonce"], int(a["balance"]), bytes.fromhex(a["storage_root"][2:]), code_hash])
+    check(state.root_hash == bytes(block["stateRoot"]), "the head's state root does not commit to the accounts the explorer lists")
 
 
 def wait_receipt(w3, tx_hash):
@@ -187,6 +311,8 @@ def main(base, token, chain_id):
         except Web3RPCError as error:
             check(what in str(error), f"the refusal says {error}, expected '{what}'")
     check(w3.eth.get_balance(alice.address) == 2 * 10**18, "a refused transaction changed a balance")
+
+    check_contracts(w3, chain_id, alice, bob)
 
     # The block format, rebuilt independently: header hash, validator signature, receipts root of
     # every block, and the head's state root over the explorer's accounts.

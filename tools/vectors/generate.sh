@@ -11,6 +11,7 @@
 #   tools/vectors/.venv-sub       <- requirements-substrate.txt  (runs gen_substrate.py)
 #   tools/vectors/.venv-webhooks  <- requirements-webhooks.txt   (runs gen_webhooks.py)
 #   tools/vectors/.venv-ble       <- requirements-ble.txt        (runs gen_ble.py)
+#   tools/vectors/.venv-trie      <- requirements-trie.txt       (runs gen_state_root.py)
 # A venv is rebuilt from scratch (--clear) when it is missing or its requirements file
 # changed since it was built. Installs use PyPI wheels only (--only-binary :all:).
 set -euo pipefail
@@ -47,12 +48,14 @@ ensure_venv eth requirements-eth.txt
 ensure_venv sub requirements-substrate.txt
 ensure_venv webhooks requirements-webhooks.txt
 ensure_venv ble requirements-ble.txt
+ensure_venv trie requirements-trie.txt
 
 run_generators() {  # $1 = output dir; committed files are always the --reuse source
   (cd "$HERE" && "$HERE/.venv-eth/bin/python" gen_eth.py --out "$1" --reuse "$OUT")
   (cd "$HERE" && "$HERE/.venv-sub/bin/python" gen_substrate.py --out "$1" --reuse "$OUT")
   (cd "$HERE" && "$HERE/.venv-webhooks/bin/python" gen_webhooks.py --out "$1" --reuse "$OUT")
   (cd "$HERE" && "$HERE/.venv-ble/bin/python" gen_ble.py --out "$1" --reuse "$OUT")
+  (cd "$HERE" && "$HERE/.venv-trie/bin/python" gen_state_root.py --out "$1" --reuse "$OUT")
 }
 
 if [ "$mode" = generate ]; then

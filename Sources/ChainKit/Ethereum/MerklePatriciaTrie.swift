@@ -1,6 +1,6 @@
 /// The root hash of a Merkle Patricia trie (Ethereum Yellow Paper, appendix D) over a set of
 /// key/value pairs, built in one pass from the sorted keys: state roots, storage roots, and the
-/// transaction and receipt tries. (No proofs or incremental updates: only the root.)
+/// transaction and receipt tries; and the proof of one key (EIP-1186). No incremental updates.
 public enum MerklePatriciaTrie {
     /// keccak-256 of RLP(""): the root of an empty trie.
     public static let emptyRoot: [UInt8] = Keccak256.hash(RLP.encode(.bytes([])))
@@ -11,12 +11,41 @@ public enum MerklePatriciaTrie {
             .map { (nibbles: $0.key.flatMap { [$0 >> 4, $0 & 0x0F] }, value: $0.value) }
             .sorted { $0.nibbles.lexicographicallyPrecedes($1.nibbles) }
         if items.isEmpty { return emptyRoot }
-        return Keccak256.hash(RLP.encode(node(items[...], depth: 0)))
+        var unused: [[UInt8]] = []
+        return Keccak256.hash(RLP.encode(node(items[...], depth: 0, target: nil, proof: &unused)))
+    }
+
+    /// The proof of `key` (present or absent) in the trie holding `entries`: the RLP encodings of
+    /// the nodes on the path from the root towards the key, root first, each node that its parent
+    /// refers to by hash (smaller ones are inside their parent's encoding), as EIP-1186's
+    /// `eth_getProof` and geth give them. Empty for an empty trie.
+    public static func proof(_ entries: [(key: [UInt8], value: [UInt8])], key: [UInt8]) -> [[UInt8]] {
+        let items = entries.filter { !$0.value.isEmpty }
+            .map { (nibbles: $0.key.flatMap { [$0 >> 4, $0 & 0x0F] }, value: $0.value) }
+            .sorted { $0.nibbles.lexicographicallyPrecedes($1.nibbles) }
+        if items.isEmpty { return [] }
+        var proof: [[UInt8]] = []
+        let root = node(items[...], depth: 0, target: key.flatMap { [$0 >> 4, $0 & 0x0F] }, proof: &proof)
+        // Children were recorded before their parents; the root is always part of the proof.
+        let encodedRoot = RLP.encode(root)
+        if encodedRoot.count < 32 { proof.append(encodedRoot) }
+        return proof.reversed()
     }
 
     private typealias Item = (nibbles: [UInt8], value: [UInt8])
 
-    private static func node(_ items: ArraySlice<Item>, depth: Int) -> RLPItem {
+    /// Builds the node over `items` at `depth`. With a `target` path, the nodes on the way to it
+    /// that are referred to by hash are appended to `proof` (deepest first).
+    private static func node(_ items: ArraySlice<Item>, depth: Int, target: [UInt8]?, proof: inout [[UInt8]]) -> RLPItem {
+        let built = buildNode(items, depth: depth, target: target, proof: &proof)
+        if target != nil {
+            let encoded = RLP.encode(built)
+            if encoded.count >= 32 { proof.append(encoded) }
+        }
+        return built
+    }
+
+    private static func buildNode(_ items: ArraySlice<Item>, depth: Int, target: [UInt8]?, proof: inout [[UInt8]]) -> RLPItem {
         if items.count == 1, let only = items.first {
             return .list([.bytes(hexPrefix(only.nibbles[depth...], leaf: true)), .bytes(only.value)])
         }
@@ -27,7 +56,10 @@ public enum MerklePatriciaTrie {
             shared += 1
         }
         if shared > 0 {
-            return .list([.bytes(hexPrefix(first[depth..<(depth + shared)], leaf: false)), reference(node(items, depth: depth + shared))])
+            // The target goes on only if it follows the extension's whole path.
+            let follows = target.map { $0.count >= depth + shared && $0[depth..<(depth + shared)] == first[depth..<(depth + shared)] } ?? false
+            let child = node(items, depth: depth + shared, target: follows ? target : nil, proof: &proof)
+            return .list([.bytes(hexPrefix(first[depth..<(depth + shared)], leaf: false)), reference(child)])
         }
         var children = [RLPItem](repeating: .bytes([]), count: 17)
         var rest = items
@@ -40,7 +72,8 @@ public enum MerklePatriciaTrie {
             let nibble = rest[start].nibbles[depth]
             var end = start
             while end < rest.endIndex && rest[end].nibbles[depth] == nibble { end += 1 }
-            children[Int(nibble)] = reference(node(rest[start..<end], depth: depth + 1))
+            let onPath = target.map { $0.count > depth && $0[depth] == nibble } ?? false
+            children[Int(nibble)] = reference(node(rest[start..<end], depth: depth + 1, target: onPath ? target : nil, proof: &proof))
             start = end
         }
         return .list(children)

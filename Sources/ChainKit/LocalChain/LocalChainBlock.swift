@@ -117,7 +117,7 @@ public struct SealedLocalChainHeader: Sendable, Hashable {
 
 /// A whole block: the sealed header, the raw signed transactions and their receipts, and for a
 /// genesis the record of the event it opens.
-/// Encoded as `RLP([sealedHeader, [rawTx…], [[status, txHash]…]])`, with the record as a fourth
+/// Encoded as `RLP([sealedHeader, [rawTx…], [receipt…]])` (see ``LocalChainReceipt``), with the record as a fourth
 /// item in a genesis. The header's `extraData` then holds keccak-256 of the record: Ethereum
 /// clients (web3.py among them) refuse a block whose `extraData` is longer than 32 bytes.
 public struct LocalChainBlock: Sendable, Hashable {
@@ -139,7 +139,7 @@ public struct LocalChainBlock: Sendable, Hashable {
     public var encoded: [UInt8] {
         var parts: [RLPItem] = [
             .list(header.items), .list(transactions.map(RLPItem.bytes)),
-            .list(receipts.map { .list([.uint(UInt64($0.status)), .bytes($0.transactionHash)]) }),
+            .list(receipts.map(\.item)),
         ]
         if let genesisRecord { parts.append(.bytes(genesisRecord)) }
         return RLP.encode(.list(parts))
@@ -152,13 +152,7 @@ public struct LocalChainBlock: Sendable, Hashable {
         }
         let header = try SealedLocalChainHeader.decode(try parts[0].list("the header"))
         let transactions = try parts[1].list("the transactions").map { try $0.bytes("a transaction") }
-        let receipts = try parts[2].list("the receipts").map { item -> LocalChainReceipt in
-            let fields = try item.list("a receipt")
-            guard fields.count == 2 else { throw ChainKitError(.invalidRLP, "a receipt has 2 fields") }
-            let status = try fields[0].uint64("status")
-            guard status <= 1 else { throw ChainKitError(.invalidRLP, "a receipt status is 0 or 1") }
-            return LocalChainReceipt(transactionHash: try fields[1].bytes("transactionHash"), status: UInt8(status))
-        }
+        let receipts = try parts[2].list("the receipts").map(LocalChainReceipt.decode)
         guard receipts.count == transactions.count else {
             throw ChainKitError(.invalidRLP, "\(transactions.count) transactions but \(receipts.count) receipts")
         }

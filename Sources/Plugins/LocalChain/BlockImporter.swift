@@ -73,21 +73,35 @@ enum BlockImporter {
         }
         var state: [EthereumAddress: ChainAccount] = [:]
         for account in try LocalChainStore.accounts(chainID: chainID, on: connection) { state[account.address] = account }
+        let contracts = ContractReader(chainID: chainID, connection: connection)
         let plan = BlockExecutor.plan(
             pool: entries,
             state: state,
+            contracts: contracts,
             chainID: chainID,
             validator: chain.validator,
             issuanceAccount: LocalChainIDs.ledgerAccount(chainID: chainID, address: chain.validator),
-            limit: entries.count
+            limit: entries.count,
+            block: BlockExecutor.Block(
+                number: header.number,
+                timestamp: header.timestamp,
+                gasLimit: chain.blockGasLimit,
+                parentHash: header.parentHash,
+                recentHashes: try ContractStore.recentBlockHashes(chainID: chainID, before: header.number, on: connection)
+            )
         )
+        try contracts.check()
         guard plan.included.map(\.entry.hash) == entries.map(\.hash) else {
-            throw Rejection("block \(header.number) holds transactions out of nonce order")
+            throw Rejection("block \(header.number) holds transactions out of nonce order or beyond its gas limit")
         }
-        guard plan.included.map(\.status) == block.receipts.map(\.status) else {
+        // Blocks sealed before contracts ran have status-only receipts: those compare by status.
+        let replayed = zip(plan.included.map(\.receipt), block.receipts).map { replayed, stored in
+            stored.gasUsed == nil ? LocalChainReceipt(transactionHash: replayed.transactionHash, status: replayed.status) : replayed
+        }
+        guard replayed == block.receipts else {
             throw Rejection("block \(header.number)'s receipts differ from executing its transactions")
         }
-        let root = LocalChainRoots.state(plan.state.values.map { LocalChainAccountState(address: $0.address, nonce: $0.nonce, balance: $0.balance) })
+        let root = chain.stateRoot.root(plan.state.values)
         guard root == header.stateRoot else { throw Rejection("block \(header.number)'s state root differs from executing it") }
 
         let stored = StoredBlock(
@@ -113,7 +127,9 @@ enum BlockImporter {
         }
         try LocalChainStore.insert(stored, chainID: chainID, on: connection)
         try LocalChainStore.insert(transactions, chainID: chainID, on: connection)
+        try LogStore.insert(block.receipts, blockNumber: header.number, chainID: chainID, on: connection)
         try LocalChainStore.upsert(plan.touched.map { plan.state[$0]! }, chainID: chainID, on: connection)
+        try ContractStore.write(plan.contracts, chainID: chainID, on: connection)
         try LocalChainStore.setHead(
             chainID: chainID,
             number: header.number,
@@ -135,7 +151,7 @@ enum BlockImporter {
         let connection = unit.connection
         let header = block.header.header
         guard header.parentHash == [UInt8](repeating: 0, count: 32), block.transactions.isEmpty,
-            header.stateRoot == LocalChainRoots.state([])
+            let stateRoot = StateRootKind(genesisRoot: header.stateRoot)
         else { throw Rejection("the genesis must have no parent, no transactions and an empty state") }
         do {
             try block.verifyContents(validator: header.validator)
@@ -148,7 +164,7 @@ enum BlockImporter {
         } catch {
             throw Rejection("the genesis does not record an event")
         }
-        guard fields.count == 8, (try? fields[0].bytes("tag")) == Array("hubd-localchain/1".utf8) else {
+        guard fields.count == 8 || fields.count == 9, (try? fields[0].bytes("tag")) == Array("hubd-localchain/1".utf8) else {
             throw Rejection("the genesis does not record an event")
         }
         func text(_ index: Int) throws -> String { String(decoding: try fields[index].bytes("field"), as: UTF8.self) }
@@ -174,7 +190,10 @@ enum BlockImporter {
             headHash: hash,
             headTimeMs: Int64(clamping: header.timestamp) * 1000,
             createdAt: Int64(bitPattern: now.nanoseconds),
-            upstream: upstream
+            upstream: upstream,
+            // Genesis records before contracts ran have 8 fields: those chains had the default.
+            blockGasLimit: fields.count == 9 ? try fields[8].uint64("block gas limit") : LocalChainConfiguration.defaultBlockGasLimit,
+            stateRoot: stateRoot
         )
         try LocalChainStore.insert(chain, on: connection)
         try LocalChainStore.insert(

@@ -122,14 +122,27 @@ struct BlockSealer: Service {
         guard !pool.isEmpty else { return nil }
         var state: [EthereumAddress: ChainAccount] = [:]
         for account in try LocalChainStore.accounts(chainID: chainID, on: connection) { state[account.address] = account }
+        let nowMs = max(Int64(now.nanoseconds / 1_000_000), chain.headTimeMs)
+        let number = chain.headNumber + 1
+        let parentHash = try Hex.decode(chain.headHash, length: 32)
+        let contracts = ContractReader(chainID: chainID, connection: connection)
         let plan = BlockExecutor.plan(
             pool: pool,
             state: state,
+            contracts: contracts,
             chainID: chainID,
             validator: chain.validator,
             issuanceAccount: asset.issuanceAccountID,
-            limit: limit
+            limit: limit,
+            block: BlockExecutor.Block(
+                number: number,
+                timestamp: UInt64(nowMs / 1000),
+                gasLimit: chain.blockGasLimit,
+                parentHash: parentHash,
+                recentHashes: try ContractStore.recentBlockHashes(chainID: chainID, before: number, on: connection)
+            )
         )
+        try contracts.check()
         guard !plan.included.isEmpty else { return nil }
 
         // The ledger side: accounts for new addresses, then the mirrored transfers. Any refusal
@@ -155,7 +168,9 @@ struct BlockSealer: Service {
         }
         if let first = refused.first {
             // Throwing rolls the whole block back; the sealer drops these and seals the rest.
-            throw MirrorRefusal(hashes: refused.map(\.hash), reason: "the ledger refused to mirror it: \(first.error.code): \(first.error.message)")
+            var seen = Set<String>()
+            let hashes = refused.map(\.hash).filter { seen.insert($0).inserted }
+            throw MirrorRefusal(hashes: hashes, reason: "the ledger refused to mirror it: \(first.error.code): \(first.error.message)")
         }
 
         // Cash-outs: a sealed burn releases its payout; a failed one gives the held money back.
@@ -186,15 +201,11 @@ struct BlockSealer: Service {
         }
 
         // The block.
-        let nowMs = max(Int64(now.nanoseconds / 1_000_000), chain.headTimeMs)
-        let number = chain.headNumber + 1
         let raws = plan.included.map(\.entry.raw)
-        let receipts = plan.included.map { LocalChainReceipt(transactionHash: try! Hex.decode($0.entry.hash), status: $0.status) }
-        let stateRoot = LocalChainRoots.state(
-            plan.state.values.map { LocalChainAccountState(address: $0.address, nonce: $0.nonce, balance: $0.balance) }
-        )
+        let receipts = plan.included.map(\.receipt)
+        let stateRoot = chain.stateRoot.root(plan.state.values)
         let header = LocalChainHeader(
-            parentHash: try Hex.decode(chain.headHash, length: 32),
+            parentHash: parentHash,
             number: number,
             timestamp: UInt64(nowMs / 1000),
             transactionsRoot: LocalChainRoots.transactions(raws),
@@ -229,7 +240,9 @@ struct BlockSealer: Service {
         }
         try LocalChainStore.insert(stored, chainID: chainID, on: connection)
         try LocalChainStore.insert(transactions, chainID: chainID, on: connection)
+        try LogStore.insert(receipts, blockNumber: number, chainID: chainID, on: connection)
         try LocalChainStore.upsert(plan.touched.map { plan.state[$0]! }, chainID: chainID, on: connection)
+        try ContractStore.write(plan.contracts, chainID: chainID, on: connection)
         try LocalChainStore.removeFromPool(plan.included.map(\.entry.hash), chainID: chainID, on: connection)
         try LocalChainStore.setHead(chainID: chainID, number: number, hash: stored.hash, timeMs: nowMs, on: connection)
         var events = [try LocalChainEvents.blockSealed(stored, block, chainID: chainID, source: source, time: now)]

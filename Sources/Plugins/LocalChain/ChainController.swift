@@ -35,6 +35,7 @@ struct ChainController: Sendable {
         var decimals: UInt8
         var blockIntervalMs: Int64?
         var host: Host?
+        var blockGasLimit: UInt64?
     }
 
     @Sendable func create(_ request: Request, context: HubRequestContext) async throws -> Response {
@@ -70,6 +71,10 @@ struct ChainController: Sendable {
         guard (100...3_600_000).contains(interval) else {
             throw Problem.invalid("block_interval_ms", "A block interval is 100 ms to 1 hour.")
         }
+        let gasLimit = body.blockGasLimit ?? service.configuration.blockGasLimit
+        guard LocalChainConfiguration.blockGasLimits.contains(gasLimit) else {
+            throw Problem.invalid("block_gas_limit", "A block gas limit is 21000 to 1000000000.")
+        }
         var host: HostLocation?
         if let h = body.host {
             guard let lat = Double(h.latitude), (-90...90).contains(lat), h.latitude.count <= 32 else {
@@ -90,7 +95,8 @@ struct ChainController: Sendable {
                 decimals: body.decimals,
                 blockIntervalMs: interval,
                 host: host,
-                organiserID: principal.userID.description
+                organiserID: principal.userID.description,
+                blockGasLimit: gasLimit
             )
         )
         return try context.json(

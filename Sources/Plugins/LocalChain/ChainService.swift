@@ -17,6 +17,7 @@ struct ChainService: Sendable {
         var blockIntervalMs: Int64
         var host: HostLocation?
         var organiserID: String
+        var blockGasLimit: UInt64 = LocalChainConfiguration.defaultBlockGasLimit
     }
 
     /// Creates the chain's asset, validator key and genesis block.
@@ -45,7 +46,7 @@ struct ChainService: Sendable {
             number: 0,
             timestamp: UInt64(nowMs / 1000),
             transactionsRoot: LocalChainRoots.transactions([]),
-            stateRoot: LocalChainRoots.state([]),
+            stateRoot: StateRootKind.ethereum.emptyRoot,
             receiptsRoot: LocalChainRoots.receipts([]),
             validator: validator,
             chainID: new.chainID,
@@ -82,7 +83,8 @@ struct ChainService: Sendable {
             headNumber: 0,
             headHash: stored.hash,
             headTimeMs: nowMs,
-            createdAt: Int64(bitPattern: now.nanoseconds)
+            createdAt: Int64(bitPattern: now.nanoseconds),
+            blockGasLimit: new.blockGasLimit
         )
         let source = context.eventSource
         let validatorAccount = ChainAccount(address: validator, nonce: 0, balance: 0, ledgerAccountID: asset.issuanceAccountID)
@@ -98,7 +100,8 @@ struct ChainService: Sendable {
     }
 
     /// Genesis records the event: `RLP(["hubd-localchain/1", name, currencyName, symbol, decimals,
-    /// latitude, longitude, radiusMeters])` (empty strings when there is no host location), carried
+    /// latitude, longitude, radiusMeters, blockGasLimit])` (empty strings when there is no host
+    /// location; chains from before contracts ran have no gas limit field), carried
     /// in the genesis block and committed to by its header's `extraData` (keccak-256). The
     /// validator is the header's `validator` field, and the genesis is signed by it.
     static func genesisRecord(_ new: NewChain) -> [UInt8] {
@@ -107,6 +110,7 @@ struct ChainService: Sendable {
                 .bytes(Array("hubd-localchain/1".utf8)), .bytes(Array(new.name.utf8)), .bytes(Array(new.currencyName.utf8)),
                 .bytes(Array(new.symbol.utf8)), .uint(UInt64(new.decimals)), .bytes(Array((new.host?.latitude ?? "").utf8)),
                 .bytes(Array((new.host?.longitude ?? "").utf8)), .uint(UInt64(max(0, new.host?.radiusMeters ?? 0))),
+                .uint(new.blockGasLimit),
             ])
         )
     }

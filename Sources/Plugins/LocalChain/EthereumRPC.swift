@@ -18,6 +18,8 @@ struct EthereumRPC: Sendable {
     /// Chains seen to exist. A chain is never deleted, so once seen it needs no read again: every
     /// call of a wallet would otherwise cost a read before its work.
     let knownChains = KnownChains()
+    /// The log and block filters clients poll (per process, in memory).
+    let filters = RPCFilters()
 
     func chainExists(_ chainID: UInt64) async throws -> Bool {
         if knownChains.contains(chainID) { return true }
@@ -46,13 +48,16 @@ struct EthereumRPC: Sendable {
             let tag = try Self.blockTag(params, 1)
             try await requireCurrentState(params, 1, chainID: chainID)
             return RPCFormat.quantity(try await nonce(of: address, chainID: chainID, pending: tag == .pending))
-        case "eth_getCode":
-            _ = try Self.address(params, 0)
-            return "0x"
-        case "eth_call":
-            // Plain value accounts have no code: a call runs nothing and returns nothing.
-            guard params.first is [String: Any] else { throw RPCError.invalidParams("eth_call takes a call object") }
-            return "0x"
+        case "eth_getCode": return try await code(params, chainID: chainID)
+        case "eth_getStorageAt": return try await storage(params, chainID: chainID)
+        case "eth_call": return try await ethCall(params, chainID: chainID)
+        case "eth_getLogs": return try await logs(params, chainID: chainID)
+        case "eth_getProof": return try await proof(params, chainID: chainID)
+        case "eth_newFilter": return try await newFilter(params, chainID: chainID)
+        case "eth_newBlockFilter": return try await newBlockFilter(chainID: chainID)
+        case "eth_getFilterChanges": return try await filterChanges(params, chainID: chainID)
+        case "eth_getFilterLogs": return try await filterLogs(params, chainID: chainID)
+        case "eth_uninstallFilter": return try uninstallFilter(params, chainID: chainID)
         case "eth_estimateGas":
             guard let call = params.first as? [String: Any] else { throw RPCError.invalidParams("eth_estimateGas takes a call object") }
             return RPCFormat.quantity(try await estimateGas(call, chainID: chainID))
@@ -187,15 +192,14 @@ struct EthereumRPC: Sendable {
     }
 
     func receipt(_ hash: String, chainID: UInt64) async throws -> [String: Any]? {
-        let found = try await context.database.read { connection -> (ChainTransaction, String)? in
+        let found = try await context.database.read { connection -> (ChainTransaction, StoredBlock)? in
             guard let sealed = try LocalChainStore.transaction(chainID: chainID, hash: hash, on: connection),
                 let block = try LocalChainStore.block(chainID: chainID, number: sealed.blockNumber, on: connection)
             else { return nil }
-            return (sealed, block.hash)
+            return (sealed, block)
         }
-        guard let (sealed, blockHash) = found else { return nil }
-        let decoded = try SignedEthereumTransaction.decode(sealed.raw)
-        return RPCFormat.receipt(sealed, blockHash: blockHash, envelope: decoded.transaction.envelope)
+        guard let (sealed, stored) = found else { return nil }
+        return try RPCFormat.receipt(sealed, blockHash: stored.hash, block: try stored.decoded())
     }
 
     func block(_ stored: StoredBlock, full: Bool, chainID: UInt64) async throws -> [String: Any] {
@@ -207,7 +211,7 @@ struct EthereumRPC: Sendable {
         } else {
             senders = []
         }
-        return try RPCFormat.block(stored, block, full: full, senders: senders)
+        return try RPCFormat.block(stored, block, full: full, senders: senders, gasLimit: try await chain(chainID).blockGasLimit)
     }
 
     // MARK: Parameters
@@ -233,29 +237,6 @@ struct EthereumRPC: Sendable {
             guard let number = RPCFormat.parseQuantity(text) else { throw RPCError.invalidParams("'\(text)' is not a block tag or 0x number") }
             return .number(number)
         }
-    }
-
-    /// The gas a call would use, or the error sending it would meet, as geth words them: a value
-    /// transfer costs its intrinsic 21000 exactly when the sender can pay it.
-    func estimateGas(_ call: [String: Any], chainID: UInt64) async throws -> UInt64 {
-        if let data = (call["data"] ?? call["input"]) as? String, data != "0x", !data.isEmpty {
-            throw RPCError(code: -32000, message: "this chain has plain value accounts only: a transaction carries no data")
-        }
-        guard call["to"] != nil else {
-            throw RPCError(code: -32000, message: "this chain has plain value accounts only: contracts cannot be created")
-        }
-        let value = try Self.quantityField(call, "value") ?? .zero
-        if let cap = try Self.quantityField(call, "gas"), cap < UInt256(ValidatedTransaction.intrinsicGas) {
-            throw RPCError(code: -32000, message: "gas required exceeds allowance (\(RPCFormat.quantity(cap)))")
-        }
-        if value > .zero {
-            guard let fromText = call["from"] as? String, let from = try? EthereumAddress(fromText) else {
-                throw RPCError(code: -32000, message: "insufficient funds for transfer")
-            }
-            let balance = try await context.database.read { try LocalChainStore.account(chainID: chainID, address: from, on: $0) }?.balance ?? 0
-            guard value <= UInt256(balance) else { throw RPCError(code: -32000, message: "insufficient funds for transfer") }
-        }
-        return ValidatedTransaction.intrinsicGas
     }
 
     /// A `0x` quantity member of a call object, `nil` when absent.

@@ -11,6 +11,7 @@ import NIOCore
 /// JSON-RPC answer, as clients expect.
 struct JSONRPCEndpoint: Sendable {
     let methods: EthereumRPC
+    var cors = RPCCORS()
 
     static let maxBatch = 100
 
@@ -24,6 +25,30 @@ struct JSONRPCEndpoint: Sendable {
 
     func addRoutes(to group: RouterGroup<HubRequestContext>) {
         group.post("chains/{id}/rpc", use: handle)
+        group.on("chains/{id}/rpc", method: .options, use: preflight)
+    }
+
+    /// A browser's CORS preflight: an allowed origin may POST JSON; another is refused (403).
+    @Sendable func preflight(_ request: Request, context: HubRequestContext) async throws -> Response {
+        guard let text = context.parameters.get("id"), let chainID = UInt64(text), try await methods.chainExists(chainID) else {
+            throw Problem.notFound("chain")
+        }
+        guard let origin = request.headers[.origin], let allowed = cors.allowedOrigin(origin, chainID: chainID) else {
+            throw Problem.forbidden("This origin may not call chain \(chainID)'s JSON-RPC endpoint from a browser.")
+        }
+        return Response(
+            status: .noContent,
+            headers: [
+                .accessControlAllowOrigin: allowed, .accessControlAllowMethods: "POST, OPTIONS",
+                .accessControlAllowHeaders: "Content-Type", .accessControlMaxAge: "600", .vary: "Origin",
+            ]
+        )
+    }
+
+    /// The CORS headers of an answer to `request` (none for a request without an allowed origin).
+    func corsHeaders(_ request: Request, chainID: UInt64) -> HTTPFields {
+        guard let origin = request.headers[.origin], let allowed = cors.allowedOrigin(origin, chainID: chainID) else { return [:] }
+        return [.accessControlAllowOrigin: allowed, .vary: "Origin"]
     }
 
     @Sendable func handle(_ request: Request, context: HubRequestContext) async throws -> Response {
@@ -42,19 +67,23 @@ struct JSONRPCEndpoint: Sendable {
                 } else {
                     let answers = await answerBatch(batch.map(Self.parse), chainID: chainID)
                     // A batch of notifications only gets no answer at all.
-                    if answers.isEmpty { return Response(status: .noContent) }
+                    if answers.isEmpty { return Response(status: .noContent, headers: corsHeaders(request, chainID: chainID)) }
                     answer = answers
                 }
             } else {
-                guard let one = await self.answer(Self.parse(parsed), chainID: chainID) else { return Response(status: .noContent) }
+                guard let one = await self.answer(Self.parse(parsed), chainID: chainID) else {
+                    return Response(status: .noContent, headers: corsHeaders(request, chainID: chainID))
+                }
                 answer = one
             }
         } else {
             answer = Self.failure(id: NSNull(), RPCError(code: -32700, message: "parse error: the body is not JSON"))
         }
+        var headers: HTTPFields = [.contentType: "application/json"]
+        headers.append(contentsOf: corsHeaders(request, chainID: chainID))
         return Response(
             status: .ok,
-            headers: [.contentType: "application/json"],
+            headers: headers,
             body: .init(byteBuffer: ByteBuffer(bytes: try RPCJSON.data(answer)))
         )
     }

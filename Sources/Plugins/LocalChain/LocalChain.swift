@@ -33,6 +33,12 @@ package struct LocalChain: Sendable, Equatable {
     var createdAt: Int64
     /// The hub this chain is relayed from; `nil` when this hub is its validator.
     var upstream: String? = nil
+    /// The gas all transactions of one block may use together (and one transaction at most). Fixed
+    /// when the chain is created and recorded in its genesis, so relays execute with the same.
+    var blockGasLimit: UInt64 = LocalChainConfiguration.defaultBlockGasLimit
+    /// How its headers commit to the state (``StateRootKind``); chains created since contracts run
+    /// use Ethereum's.
+    var stateRoot: StateRootKind = .ethereum
 }
 
 /// Where the organiser is, for the proximity check. Coordinates are decimal degrees kept as the
@@ -50,6 +56,10 @@ package struct ChainAccount: Sendable, Equatable {
     var nonce: UInt64
     var balance: UInt128
     var ledgerAccountID: AccountID
+    /// The root of its storage trie; `nil` when it has no storage.
+    var storageRoot: [UInt8]? = nil
+    /// keccak-256 of its code; `nil` when it has none.
+    var codeHash: [UInt8]? = nil
 }
 
 /// An accepted transaction waiting for a block.
@@ -101,6 +111,12 @@ enum LocalChainIDs {
     /// hash never occurs on two chains.
     static func transfer(transactionHash: [UInt8]) -> TransferID {
         TransferID(rawValue: uuid(transactionHash))
+    }
+
+    /// A further ledger transfer of one transaction (value a contract moved on): keccak-256 of a
+    /// domain-separated name, so it equals neither the first leg's id nor another transaction's.
+    static func transfer(transactionHash: [UInt8], leg: Int) -> TransferID {
+        TransferID(rawValue: uuid(Keccak256.hash(Array("hubd-localchain-leg:\(leg):".utf8) + transactionHash)))
     }
 
     /// The hold reserving a cash-out's payout: keccak-256 of a domain-separated name, so it never

@@ -21,6 +21,15 @@ struct LocalChainConfiguration: Sendable {
     /// Ids of public networks (``PublicChainIDs``) that event chains may use all the same: only for
     /// an operator who runs a private network on such an id on purpose. Empty by default.
     var allowedPublicChainIDs: Set<UInt64> = []
+    /// The block gas limit new chains get unless their creation names one (Ethereum's of 2024).
+    var blockGasLimit = Self.defaultBlockGasLimit
+    /// Browser origins allowed to call the chains' JSON-RPC endpoints (``RPCCORS``).
+    var rpcCORS = RPCCORS()
+
+    static let defaultBlockGasLimit: UInt64 = 30_000_000
+    /// The range a chain's block gas limit may take: at least one plain transfer, at most what
+    /// keeps a block's execution to seconds.
+    static let blockGasLimits: ClosedRange<UInt64> = 21_000...1_000_000_000
 
     struct RelayConfiguration: Sendable {
         /// The upstream hub's HTTP base URL (`http://host:port`): transactions are forwarded there.
@@ -37,7 +46,7 @@ struct LocalChainConfiguration: Sendable {
 
     static let knownKeys: Set<String> = [
         "key_file", "seal_tick_ms", "max_block_transactions", "max_nonce_gap", "max_pool_per_chain", "sync_listen", "relay",
-        "allowed_public_chain_ids",
+        "allowed_public_chain_ids", "block_gas_limit", "rpc_allowed_origins",
     ]
 
     private struct Raw: Decodable {
@@ -49,6 +58,8 @@ struct LocalChainConfiguration: Sendable {
         var syncListen: String?
         var relay: RawRelay?
         var allowedPublicChainIds: [UInt64]?
+        var blockGasLimit: UInt64?
+        var rpcAllowedOrigins: [String: [String]]?
     }
 
     private struct RawRelay: Decodable {
@@ -88,6 +99,13 @@ struct LocalChainConfiguration: Sendable {
                 throw PluginConfigError(field: "max_pool_per_chain", message: "must be 1 to 1000000")
             }
             maxPoolPerChain = count
+        }
+        rpcCORS = try RPCCORS(config: raw.rpcAllowedOrigins)
+        if let limit = raw.blockGasLimit {
+            guard Self.blockGasLimits.contains(limit) else {
+                throw PluginConfigError(field: "block_gas_limit", message: "must be 21000 to 1000000000")
+            }
+            blockGasLimit = limit
         }
         if let allowed = raw.allowedPublicChainIds {
             for id in allowed where PublicChainIDs.all[id] == nil {

@@ -2,7 +2,9 @@ import HubKernel
 
 /// The rail's tables (prefix `localchain_`). Released migrations are never edited.
 enum LocalChainMigrations {
-    static let all: [Migration] = [chains, accounts, pool, blocks, transactions, topups, relays, railOwnership, dropped, requests, poolOrder]
+    static let all: [Migration] = [
+        chains, accounts, pool, blocks, transactions, topups, relays, railOwnership, dropped, requests, poolOrder, ContractStore.migration,
+    ]
 
     /// One row per event chain: its settings, its validator (address and sealed key) and its head.
     static let chains = Migration(

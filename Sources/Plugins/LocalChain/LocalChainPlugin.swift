@@ -38,7 +38,8 @@ public struct LocalChainPlugin: RailPlugin {
         chains.addRoutes(to: group)
         TopUpController(context: context, service: service, chains: chains).addRoutes(to: group)
         ExplorerController(context: context).addRoutes(to: group)
-        JSONRPCEndpoint(methods: EthereumRPC(context: context, intake: intake, clientVersion: "hubd-localchain/1")).addRoutes(to: group)
+        JSONRPCEndpoint(methods: EthereumRPC(context: context, intake: intake, clientVersion: "hubd-localchain/1"), cors: configuration.rpcCORS)
+            .addRoutes(to: group)
     }
 
     public var services: [any Service] {

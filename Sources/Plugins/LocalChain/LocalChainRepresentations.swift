@@ -22,6 +22,7 @@ struct ChainRepresentation: Codable, Sendable, Equatable {
     var decimals: UInt8
     var asset: String
     var blockIntervalMs: Int64
+    var blockGasLimit: UInt64
     var host: Host?
     var status: String
     var organiserId: String
@@ -38,6 +39,7 @@ struct ChainRepresentation: Codable, Sendable, Equatable {
         decimals = chain.decimals
         asset = chain.asset.rawValue
         blockIntervalMs = chain.blockIntervalMs
+        blockGasLimit = chain.blockGasLimit
         host = chain.host.map { Host(latitude: $0.latitude, longitude: $0.longitude, radiusMeters: $0.radiusMeters) }
         status = chain.status.rawValue
         organiserId = chain.organiserID
@@ -126,12 +128,18 @@ struct AccountRepresentation: Codable, Sendable, Equatable {
     var nonce: UInt64
     var balance: String
     var ledgerAccountId: String
+    /// Its storage trie's root and its code's keccak-256 (Ethereum's empty values when it has
+    /// none): with `nonce` and `balance`, the account as the state root commits to it.
+    var storageRoot: String
+    var codeHash: String
 
     init(_ account: ChainAccount) {
         address = account.address.checksummed
         nonce = account.nonce
         balance = String(account.balance)
         ledgerAccountId = account.ledgerAccountID.description
+        storageRoot = Hex.encode(account.storageRoot ?? EthereumStateRoot.emptyStorageRoot)
+        codeHash = Hex.encode(account.codeHash ?? EthereumStateRoot.emptyCodeHash)
     }
 }
 

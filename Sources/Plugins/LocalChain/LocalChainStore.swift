@@ -16,7 +16,7 @@ package enum LocalChainStore {
 
     static let chainColumns: SQL =
         "chain_id, name, currency_name, symbol, decimals, asset, block_interval_ms, host_latitude, host_longitude, radius_meters, "
-        + "status, organiser_id, validator, sealed_key, genesis_hash, head_number, head_hash, head_time_ms, created_at, upstream"
+        + "status, organiser_id, validator, sealed_key, genesis_hash, head_number, head_hash, head_time_ms, created_at, upstream, block_gas_limit, state_root"
     static let selectChains: SQL = "SELECT \(chainColumns) FROM localchain_chains"
 
     static func insert(_ chain: LocalChain, on connection: any SQLConnection) throws {
@@ -25,7 +25,8 @@ package enum LocalChainStore {
             INSERT INTO localchain_chains (\(chainColumns)) VALUES (\(Int64(clamping: chain.chainID)), \(chain.name), \(chain.currencyName), \
             \(chain.symbol), \(Int64(chain.decimals)), \(chain.asset), \(chain.blockIntervalMs), \(chain.host?.latitude), \(chain.host?.longitude), \
             \(chain.host?.radiusMeters), \(chain.status.rawValue), \(chain.organiserID), \(chain.validator.description), \(chain.sealedKey), \
-            \(chain.genesisHash), \(Int64(clamping: chain.headNumber)), \(chain.headHash), \(chain.headTimeMs), \(chain.createdAt), \(chain.upstream))
+            \(chain.genesisHash), \(Int64(clamping: chain.headNumber)), \(chain.headHash), \(chain.headTimeMs), \(chain.createdAt), \(chain.upstream), \
+            \(Int64(clamping: chain.blockGasLimit)), \(chain.stateRoot.rawValue))
             """
         )
     }
@@ -42,6 +43,9 @@ package enum LocalChainStore {
     static func chain(_ row: SQLRow) throws -> LocalChain {
         guard let asset = AssetCode(try row.text("asset")), let status = LocalChain.Status(rawValue: try row.text("status")) else {
             throw DatabaseError(.decode, "a localchain_chains row has a bad asset or status")
+        }
+        guard let stateRoot = StateRootKind(rawValue: try row.text("state_root")) else {
+            throw DatabaseError(.decode, "a localchain_chains row has an unknown state root kind")
         }
         var host: HostLocation?
         if let latitude = try row.optionalText("host_latitude"), let longitude = try row.optionalText("host_longitude"),
@@ -67,7 +71,9 @@ package enum LocalChainStore {
             headHash: try row.text("head_hash"),
             headTimeMs: try row.int("head_time_ms"),
             createdAt: try row.int("created_at"),
-            upstream: try row.optionalText("upstream")
+            upstream: try row.optionalText("upstream"),
+            blockGasLimit: UInt64(try row.int("block_gas_limit")),
+            stateRoot: stateRoot
         )
     }
 
@@ -94,7 +100,7 @@ package enum LocalChainStore {
 
     // MARK: Accounts
 
-    static let selectAccounts: SQL = "SELECT address, nonce, balance, ledger_account_id FROM localchain_accounts"
+    static let selectAccounts: SQL = "SELECT address, nonce, balance, ledger_account_id, storage_root, code_hash FROM localchain_accounts"
 
     package static func account(chainID: UInt64, address: EthereumAddress, on connection: any SQLConnection) throws -> ChainAccount? {
         try connection.queryFirst(selectAccounts + " WHERE chain_id = \(Int64(clamping: chainID)) AND address = \(address.description)").map(account)
@@ -120,7 +126,9 @@ package enum LocalChainStore {
             address: try EthereumAddress(try row.text("address")),
             nonce: UInt64(try row.int("nonce")),
             balance: try row.uint128("balance"),
-            ledgerAccountID: AccountID(rawValue: id)
+            ledgerAccountID: AccountID(rawValue: id),
+            storageRoot: try row.optionalBytes("storage_root"),
+            codeHash: try row.optionalBytes("code_hash")
         )
     }
 
@@ -128,9 +136,10 @@ package enum LocalChainStore {
         for account in accounts {
             try connection.execute(
                 """
-                INSERT INTO localchain_accounts (chain_id, address, nonce, balance, ledger_account_id) \
+                INSERT INTO localchain_accounts (chain_id, address, nonce, balance, ledger_account_id, storage_root, code_hash) \
                 VALUES (\(Int64(clamping: chainID)), \(account.address.description), \(Int64(clamping: account.nonce)), \(account.balance), \
-                \(account.ledgerAccountID)) ON CONFLICT (chain_id, address) DO UPDATE SET nonce = excluded.nonce, balance = excluded.balance
+                \(account.ledgerAccountID), \(account.storageRoot), \(account.codeHash)) ON CONFLICT (chain_id, address) DO UPDATE SET \
+                nonce = excluded.nonce, balance = excluded.balance, storage_root = excluded.storage_root, code_hash = excluded.code_hash
                 """
             )
         }

@@ -1,4 +1,5 @@
 import ChainKit
+import EVMKit
 public import HubKernel
 
 /// What `hubd verify` checks of every local chain, read in one snapshot:
@@ -86,6 +87,32 @@ public enum LocalChainVerifier {
         }
     }
 
+    /// Each account's storage root and code hash, kept with it block by block, against its stored
+    /// storage and code recomputed here, so the state root proves the contracts' state too.
+    static func checkCommitments(_ chain: LocalChain, _ accounts: [ChainAccount], _ report: inout Report, on connection: any SQLConnection) throws {
+        let name = "chain \(chain.chainID)"
+        // Only accounts that claim storage or code, or have some stored: two queries each for
+        // those, none for the (many) plain accounts.
+        let chainKey = Int64(clamping: chain.chainID)
+        var withState = Set<String>()
+        for table: SQL in ["localchain_storage", "localchain_code"] {
+            for row in try connection.query("SELECT DISTINCT address FROM " + table + " WHERE chain_id = \(chainKey)") {
+                withState.insert(try row.text("address"))
+            }
+        }
+        for account in accounts where account.storageRoot != nil || account.codeHash != nil || withState.contains(account.address.description) {
+            let slots = try ContractStore.slots(chainID: chain.chainID, address: account.address, on: connection)
+            let root = EthereumStateRoot.storageRoot(slots.map { (slot: $0.key.bigEndianBytes, value: $0.value.bigEndianBytes) })
+            if root != account.storageRoot ?? EthereumStateRoot.emptyStorageRoot {
+                report.problems.append("\(name): \(account.address)'s storage root does not match its stored storage")
+            }
+            let code = try ContractStore.code(chainID: chain.chainID, address: account.address, on: connection)
+            if Keccak256.hash(code) != account.codeHash ?? EthereumStateRoot.emptyCodeHash {
+                report.problems.append("\(name): \(account.address)'s code hash does not match its stored code")
+            }
+        }
+    }
+
     static func checkBlocks(_ chain: LocalChain, _ accounts: [ChainAccount], _ report: inout Report, on connection: any SQLConnection) throws {
         let name = "chain \(chain.chainID)"
         var parent = [UInt8](repeating: 0, count: 32)
@@ -121,8 +148,8 @@ public enum LocalChainVerifier {
                 "\(name): the head is block \(chain.headNumber) \(chain.headHash) but the blocks end at \(number) \(Hex.encode(parent))"
             )
         }
-        let current = LocalChainRoots.state(accounts.map { LocalChainAccountState(address: $0.address, nonce: $0.nonce, balance: $0.balance) })
-        if current != lastStateRoot {
+        try checkCommitments(chain, accounts, &report, on: connection)
+        if chain.stateRoot.root(accounts) != lastStateRoot {
             report.problems.append("\(name): the head's state root does not commit to the stored state")
         }
     }

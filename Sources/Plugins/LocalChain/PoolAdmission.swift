@@ -61,6 +61,16 @@ struct PoolAdmission {
                 "paying the validator would destroy the money; use the chain's cash-out to turn a balance back"
             )
         }
+        if isValidator || tx.recipient == chain.validator {
+            // The hub's own transfers are issued without running code (``BlockExecutor``).
+            guard !tx.isCreation, !tx.carriesData else {
+                throw TransactionRejection("validator_contract", "the validator's transfers carry no data and create no contract")
+            }
+        }
+        guard tx.gasLimit <= chain.blockGasLimit else {
+            // geth's words.
+            throw TransactionRejection("gas_limit_exceeded", "exceeds block gas limit: gas \(tx.gasLimit), block limit \(chain.blockGasLimit)")
+        }
         var sender = senders[tx.sender] ?? Sender()
         guard tx.nonce >= sender.nonce else {
             throw TransactionRejection("nonce_too_low", "nonce \(tx.nonce) is used; the account's next nonce is \(sender.nonce)")
@@ -80,7 +90,9 @@ struct PoolAdmission {
                 "a transaction with nonce \(tx.nonce) is already pending for this account (fees are zero, so there is no replacement)"
             )
         }
-        let (sum, overflow) = sender.pendingValue.addingReportingOverflow(tx.value)
+        // What it may cost: its value, plus its gas at its fee cap when that is not zero (fees are
+        // zero unless the sender offers more). Pending ones count by value.
+        let (sum, overflow) = sender.pendingValue.addingReportingOverflow(max(tx.value, tx.maxCost))
         let committed = overflow ? UInt128.max : sum
         // The validator issues the currency: what it sends is not limited by a balance.
         if !isValidator {

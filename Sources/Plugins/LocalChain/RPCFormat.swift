@@ -27,7 +27,6 @@ enum RPCFormat {
         return try? UInt256(bigEndian: bytes)
     }
 
-    static let zeroBloom = Hex.encode([UInt8](repeating: 0, count: 256))
     /// keccak-256 of RLP([]), the hash of an empty uncle list.
     static let emptyUnclesHash = Hex.encode(Keccak256.hash([0xC0]))
 
@@ -60,7 +59,7 @@ enum RPCFormat {
             if t.envelope == .dynamicFee {
                 out["maxFeePerGas"] = quantity(t.maxFeePerGas)
                 out["maxPriorityFeePerGas"] = quantity(t.maxPriorityFeePerGas)
-                out["gasPrice"] = "0x0"  // the effective price: the base fee is zero and no tip is charged
+                out["gasPrice"] = quantity(effectiveGasPrice(t))
             } else {
                 out["gasPrice"] = quantity(t.gasPrice)
             }
@@ -68,27 +67,81 @@ enum RPCFormat {
         return out
     }
 
-    static func receipt(_ t: ChainTransaction, blockHash: String, envelope: EthereumTransaction.Envelope) -> [String: Any] {
-        [
+    /// What a transaction pays per gas: its gas price, or with EIP-1559 fees its tip capped by its
+    /// fee cap (the base fee is zero).
+    static func effectiveGasPrice(_ t: EthereumTransaction) -> UInt256 {
+        t.envelope == .dynamicFee ? min(t.maxFeePerGas, t.maxPriorityFeePerGas) : t.gasPrice
+    }
+
+    /// The gas a receipt records (blocks from before contracts ran: 21000, all they could use).
+    static func gasUsed(_ receipt: LocalChainReceipt) -> UInt64 { receipt.gasUsed ?? ValidatedTransaction.intrinsicGas }
+
+    /// A sealed transaction's receipt, from its block's receipts (for the cumulative gas and the
+    /// block-wide log indexes).
+    static func receipt(_ t: ChainTransaction, blockHash: String, block: LocalChainBlock) throws -> [String: Any] {
+        let tx = try SignedEthereumTransaction.decode(t.raw).transaction
+        let receipts = block.receipts
+        guard t.position < receipts.count else { throw ChainKitError(.invalidRLP, "the block holds no receipt at \(t.position)") }
+        let receipt = receipts[t.position]
+        let cumulative = receipts[...t.position].reduce(UInt64(0)) { $0 + gasUsed($1) }
+        let firstLog = receipts[..<t.position].reduce(0) { $0 + $1.logs.count }
+        let logs = receipt.logs.enumerated().map { index, entry in
+            log(
+                ChainLog(
+                    blockNumber: t.blockNumber,
+                    logIndex: firstLog + index,
+                    transactionHash: t.hash,
+                    transactionIndex: t.position,
+                    address: entry.address,
+                    topics: entry.topics.map { Hex.encode($0) },
+                    data: entry.data
+                ),
+                blockHash: blockHash
+            )
+        }
+        return [
             "transactionHash": t.hash,
             "transactionIndex": quantity(UInt64(t.position)),
             "blockHash": blockHash,
             "blockNumber": quantity(t.blockNumber),
             "from": t.sender.checksummed,
-            "to": t.recipient.checksummed,
-            // Gas is counted as on Ethereum (21000 a transfer) but priced at zero.
-            "cumulativeGasUsed": quantity(UInt64(21_000 * (t.position + 1))),
-            "gasUsed": "0x5208",
-            "effectiveGasPrice": "0x0",
-            "contractAddress": NSNull(),
-            "logs": [Any](),
-            "logsBloom": zeroBloom,
+            "to": tx.to.map { $0.checksummed as Any } ?? NSNull(),
+            "cumulativeGasUsed": quantity(cumulative),
+            "gasUsed": quantity(gasUsed(receipt)),
+            "effectiveGasPrice": quantity(effectiveGasPrice(tx)),
+            // A creation's recipient is the address its contract got (when it succeeded).
+            "contractAddress": tx.to == nil && t.status == 1 ? t.recipient.checksummed as Any : NSNull(),
+            "logs": logs,
+            "logsBloom": Hex.encode(receipt.bloom.bytes),
             "status": t.status == 1 ? "0x1" : "0x0",
-            "type": quantity(UInt64(envelope.rawValue)),
+            "type": quantity(UInt64(tx.envelope.rawValue)),
         ]
     }
 
-    static func block(_ stored: StoredBlock, _ block: LocalChainBlock, full: Bool, senders: [EthereumAddress]) throws -> [String: Any] {
+    /// A log as `eth_getLogs` and receipts show it.
+    static func log(_ log: ChainLog, blockHash: String) -> [String: Any] {
+        [
+            "address": log.address.checksummed,
+            "topics": log.topics,
+            "data": Hex.encode(log.data),
+            "blockNumber": quantity(log.blockNumber),
+            "blockHash": blockHash,
+            "transactionHash": log.transactionHash,
+            "transactionIndex": quantity(UInt64(log.transactionIndex)),
+            "logIndex": quantity(UInt64(log.logIndex)),
+            "removed": false,
+        ]
+    }
+
+    static func block(
+        _ stored: StoredBlock,
+        _ block: LocalChainBlock,
+        full: Bool,
+        senders: [EthereumAddress],
+        gasLimit: UInt64
+    ) throws -> [String: Any] {
+        var bloom = LogsBloom()
+        for receipt in block.receipts { bloom.formUnion(receipt.bloom) }
         let header = block.header.header
         let transactions: [Any]
         if full {
@@ -105,7 +158,7 @@ enum RPCFormat {
             "nonce": "0x0000000000000000",
             "mixHash": Hex.encode([UInt8](repeating: 0, count: 32)),
             "sha3Uncles": emptyUnclesHash,
-            "logsBloom": zeroBloom,
+            "logsBloom": Hex.encode(bloom.bytes),
             "transactionsRoot": Hex.encode(header.transactionsRoot),
             "stateRoot": Hex.encode(header.stateRoot),
             "receiptsRoot": Hex.encode(header.receiptsRoot),
@@ -114,8 +167,8 @@ enum RPCFormat {
             "totalDifficulty": "0x0",
             "extraData": Hex.encode(header.extraData),
             "size": quantity(UInt64(block.encoded.count)),
-            "gasLimit": quantity(UInt64(30_000_000)),
-            "gasUsed": quantity(UInt64(21_000 * block.transactions.count)),
+            "gasLimit": quantity(gasLimit),
+            "gasUsed": quantity(block.receipts.reduce(UInt64(0)) { $0 + gasUsed($1) }),
             "baseFeePerGas": "0x0",
             "timestamp": quantity(header.timestamp),
             "transactions": transactions,

@@ -24,5 +24,6 @@ struct TransactionRejection: HubError, Equatable, CustomStringConvertible {
         TransactionRejection.chainNotFound(chainID)
     }
 
-    static let maxRawBytes = 8 * 1024
+    /// What geth's pool takes at most (128 KiB): room for a contract's largest initcode (48 KiB) as data.
+    static let maxRawBytes = 128 * 1024
 }

@@ -105,9 +105,12 @@ struct LocalChainRailTests {
             }
             let last = try #require(try await hub.database.read { try LocalChainStore.block(chainID: chainID, number: chain.headNumber, on: $0) })
             let accounts = try await hub.database.read { try LocalChainStore.accounts(chainID: chainID, on: $0) }
+            // Ethereum's state root: the secure trie over RLP([nonce, balance, storageRoot, codeHash]).
             #expect(
                 try last.decoded().header.header.stateRoot
-                    == LocalChainRoots.state(accounts.map { LocalChainAccountState(address: $0.address, nonce: $0.nonce, balance: $0.balance) })
+                    == EthereumStateRoot.root(
+                        accounts.map { EthereumAccountState(address: $0.address, nonce: $0.nonce, balance: UInt256($0.balance)) }
+                    )
             )
 
             let types = try await hub.database.read { connection in
@@ -169,7 +172,7 @@ struct LocalChainRailTests {
             try await expectRefused(try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 1, to: bob, value: 91).raw, "insufficient_funds")
             try await expectRefused(try signedTransfer(TestKeys.bob, chainID: chainID, nonce: 0, to: alice, value: 11).raw, "insufficient_funds")
             try await expectRefused(try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 500, to: bob, value: 1).raw, "nonce_too_high")
-            try await expectRefused([UInt8](repeating: 0xC0, count: 9_000), "oversized")
+            try await expectRefused([UInt8](repeating: 0xC0, count: TransactionRejection.maxRawBytes + 1), "oversized")
             var badSignature = try SignedEthereumTransaction.decode(
                 try signedTransfer(TestKeys.alice, chainID: chainID, nonce: 1, to: bob, value: 1).raw
             )

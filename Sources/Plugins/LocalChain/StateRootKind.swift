@@ -1,0 +1,57 @@
+import ChainKit
+
+/// How a chain's headers commit to its state. Fixed per chain by its genesis (whose state root is
+/// the empty root of one kind or the other), so a relay knows from the genesis alone which root to
+/// recompute.
+enum StateRootKind: String, Sendable, Equatable {
+    /// The binary keccak tree over every account's `[address, nonce, balance]`
+    /// (``LocalChainRoots/state(_:)``) of chains created before contracts ran. It does not commit
+    /// to code or storage: those chains run contracts all the same, but only their balances and
+    /// nonces are proven by the root.
+    case keccakMerkle = "keccak-merkle"
+    /// Ethereum's: the secure Merkle Patricia trie over `[nonce, balance, storageRoot, codeHash]`
+    /// (``EthereumStateRoot``), which any Ethereum implementation recomputes.
+    case ethereum
+
+    /// The root of a chain with no accounts: what its genesis carries.
+    var emptyRoot: [UInt8] {
+        switch self {
+        case .keccakMerkle: LocalChainRoots.state([])
+        case .ethereum: EthereumStateRoot.root([])
+        }
+    }
+
+    /// The kind whose empty root a genesis carries, `nil` for neither.
+    init?(genesisRoot root: [UInt8]) {
+        if root == EthereumStateRoot.root([]) {
+            self = .ethereum
+        } else if root == LocalChainRoots.state([]) {
+            self = .keccakMerkle
+        } else {
+            return nil
+        }
+    }
+
+    /// The root over a chain's whole state. The accounts carry their storage roots and code hashes
+    /// (kept up to date block by block), so this needs no contract storage.
+    func root(_ accounts: some Sequence<ChainAccount>) -> [UInt8] {
+        switch self {
+        case .keccakMerkle:
+            return LocalChainRoots.state(accounts.map { LocalChainAccountState(address: $0.address, nonce: $0.nonce, balance: $0.balance) })
+        case .ethereum:
+            return EthereumStateRoot.root(accounts.map(\.ethereumState))
+        }
+    }
+}
+
+extension ChainAccount {
+    var ethereumState: EthereumAccountState {
+        EthereumAccountState(
+            address: address,
+            nonce: nonce,
+            balance: UInt256(balance),
+            storageRoot: storageRoot ?? EthereumStateRoot.emptyStorageRoot,
+            codeHash: codeHash ?? EthereumStateRoot.emptyCodeHash
+        )
+    }
+}
