@@ -77,7 +77,7 @@ public struct PluginContext: Sendable {
 
     /// A lease that elects one instance, among several on one database, for work of this rail
     /// that must run once (a chain's sealer): run the work in a ``LeaderService`` and fence its
-    /// units with ``Lease/fence(on:)``. Named `rail:<id>:<name>`.
+    /// units with ``UnitOfWork/fence(_:)``. Named `rail:<id>:<name>`.
     public func lease(_ name: String, ttl: Duration = .seconds(5)) -> Lease {
         Lease(name: "rail:\(pluginID):\(name)", database: kernelLedger.database, clock: clock, ttl: ttl)
     }

@@ -100,6 +100,14 @@ public final class UnitOfWork {
         try claim.record(try reply(), in: self)
     }
 
+    // MARK: Leases
+
+    /// Proves this instance still holds `lease` (``Lease/fence(on:)``), in this unit's
+    /// transaction: a unit of work done for a leader commits only while it leads.
+    public func fence(_ lease: Lease) throws {
+        try lease.fence(on: database)
+    }
+
     // MARK: Events
 
     /// Appends an event with the unit's time and its owner's `source`; `data` is encoded as a

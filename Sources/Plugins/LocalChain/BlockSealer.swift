@@ -23,6 +23,9 @@ struct BlockSealer: Service {
     let configuration: LocalChainConfiguration
     let vault: ValidatorKeyVault
     let health: SealerHealth
+    /// The lease that makes this instance the chain's sealer, when several share the database;
+    /// every block's unit is fenced by it.
+    var lease: Lease?
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
@@ -99,8 +102,10 @@ struct BlockSealer: Service {
         let (vault, limit, source, clock) = (vault, configuration.maxBlockTransactions, context.eventSource, context.clock)
         let assetOf = try await context.database.read { try LocalChainStore.chain(chainID, on: $0)?.asset }
         guard let assetCode = assetOf, let asset = try await context.ledger.asset(assetCode) else { return nil }
+        let lease = self.lease
         let block = try await context.write { tx in
-            try Self.seal(chainID: chainID, asset: asset, limit: limit, vault: vault, source: source, now: clock.now(), in: tx)
+            if let lease { try tx.fence(lease) }
+            return try Self.seal(chainID: chainID, asset: asset, limit: limit, vault: vault, source: source, now: clock.now(), in: tx)
         }
         return block
     }

@@ -43,7 +43,16 @@ public struct LocalChainPlugin: RailPlugin {
     }
 
     public var services: [any Service] {
-        var services: [any Service] = [sealer]
+        // One sealer among the instances on one database: the holder of the rail's sealer lease,
+        // its blocks fenced by it (a paused former holder cannot commit one after a takeover).
+        let sealer = self.sealer
+        var services: [any Service] = [
+            LeaderService(lease: context.lease("sealer"), logger: context.logger) { lease in
+                var fenced = sealer
+                fenced.lease = lease
+                try await fenced.run()
+            }
+        ]
         if let listen = configuration.syncListen { services.append(SyncServer(context: context, host: listen.host, port: listen.port)) }
         if let relay = configuration.relay { services.append(RelayFollower(context: context, relay: relay)) }
         return services
