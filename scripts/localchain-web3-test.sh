@@ -53,6 +53,9 @@ if [[ $status != 0 ]]; then
     tail -n 40 "$work/hubd.log" >&2 || true
     die "FAILED"
 fi
-# The key file was created owner-only.
-[[ $(stat -c %a "$work/localchain.key") == 600 ]] || die "the key-encryption key file is not mode 600"
+# The secrets vault's key file (which seals the chain's validator keys) was created owner-only,
+# beside the database; a new hub has no local chain key file of its own (that is a key of before
+# the vault, adopted once when present).
+[[ $(stat -c %a "$work/secrets.key") == 600 ]] || die "the secrets key file is not mode 600"
+[[ ! -e $work/localchain.key ]] || die "a new hub wrote a local chain key file beside the vault's"
 say "passed"
