@@ -49,7 +49,8 @@ Mining control (Hardhat/Ganache conventions)
 - `evm_mine()` mines one block holding every pool transaction that can run (highest tip first,
   each sender's in nonce order); `evm_mine(TIMESTAMP)` gives it that timestamp;
   `evm_mine({"blocks": N, "timestamp": T})` mines N blocks (the first takes the pool). Returns "0x0".
-- `evm_increaseTime(SECONDS)` moves the clock of the next blocks forward (returns the total offset);
+- `evm_increaseTime(SECONDS)` moves the clock of the next blocks forward: the next block is at least
+  SECONDS after the head, and later ones follow the wall clock plus the total offset (returned);
   `evm_setNextBlockTimestamp(T)` fixes the next block's timestamp.
 - `evm_snapshot()` returns an id ("0x1", ...); `evm_revert(ID)` goes back to the head block and
   pool of that snapshot and returns true (false for an unknown id). As in Hardhat, the snapshot and
@@ -271,6 +272,7 @@ class Node:
         self.next_snapshot = 1
         self.time_offset = 0
         self.next_timestamp = None
+        self.next_floor = 0
         self.down_until = 0.0
         self.client_version = (
             f"hubd-evmnode/v0.1.0-testnode/py-evm-{package_version('py-evm')}"
@@ -389,7 +391,8 @@ class Node:
         self.next_timestamp = None
         if timestamp is None:
             timestamp = int(time.time()) + self.time_offset
-        timestamp = max(timestamp, parent.timestamp + 1)
+        timestamp = max(timestamp, parent.timestamp + 1, self.next_floor)
+        self.next_floor = 0
         chain.header = chain.header.copy(timestamp=timestamp)
         for p in candidates:
             self.pool.pop(p.hash, None)
@@ -905,8 +908,11 @@ class Node:
 
             first = number(criteria.get("fromBlock"))
             last = number(criteria.get("toBlock"))
-            if first > last:
-                raise invalid_argument(0, "invalid block range params")
+            # As geth: two explicit numbers the wrong way round are an error; a range that starts
+            # after the head ("from the next block to latest") is empty.
+            explicit = all(isinstance(criteria.get(k), str) and criteria[k].startswith("0x") for k in ("fromBlock", "toBlock"))
+            if explicit and first > last:
+                raise refused("invalid block range params")
             blocks = [self.chain.get_canonical_block_by_number(n) for n in range(first, min(last, head) + 1)]
         addresses = criteria.get("address")
         if isinstance(addresses, str):
@@ -970,6 +976,9 @@ class Node:
         seconds = param(params, 0, required=True)
         seconds = parse_quantity(seconds, 0) if isinstance(seconds, str) else int(seconds)
         self.time_offset += seconds
+        # Blocks mined quickly run ahead of the wall clock; the next one is `seconds` after the head
+        # at least.
+        self.next_floor = max(self.next_floor, self.head().timestamp + seconds)
         return self.time_offset
 
     def evm_setNextBlockTimestamp(self, params):
@@ -998,6 +1007,7 @@ class Node:
         self.pool = dict(pool)
         self.time_offset = offset
         self.next_timestamp = None
+        self.next_floor = 0
         return True
 
     def testnode_reorg(self, params):
