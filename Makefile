@@ -12,6 +12,11 @@ test:
 evm-difftest:
 	bash scripts/evm-difftest.sh $(ARGS)
 
+# The EVM test node's self-test (tools/evmnode; the node itself: bash scripts/evm-testnode.sh --port 0).
+.PHONY: evm-testnode
+evm-testnode:
+	bash scripts/evm-testnode.sh --self-test
+
 contract-test:
 	bash scripts/contract-test.sh $(ARGS)
 
