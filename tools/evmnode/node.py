@@ -544,7 +544,7 @@ class Node:
             state.revert(snapshot)
 
     @staticmethod
-    def raise_for(computation, gas):
+    def raise_for(computation):
         """Raises geth's error for a failed call."""
         error = computation.error
         if isinstance(error, Revert):
@@ -816,7 +816,7 @@ class Node:
         header = self.header_for(param(params, 1, "latest"), 1)
         computation = self.call_transaction(call, header)
         if computation.is_error:
-            self.raise_for(computation, None)
+            self.raise_for(computation)
         return data_hex(computation.output)
 
     def eth_estimateGas(self, params):
@@ -830,7 +830,7 @@ class Node:
         if first.is_error:
             if isinstance(first.error, OutOfGas):
                 raise refused(f"gas required exceeds allowance ({cap})")
-            self.raise_for(first, cap)
+            self.raise_for(first)
         if to and data in ("0x", "") and not self.state_at(header).get_code(to):
             return quantity(21000)
         low = cap - first.get_gas_remaining() - 1  # used before refunds: less never works
