@@ -4,13 +4,18 @@
 ARGS ?=
 
 .DEFAULT_GOAL := build
-.PHONY: test evm-difftest bench-evm contract-test browser-test security-attacks run bench-ledger bench-http bench-ble-sessions bench-chainkit build format lint
+.PHONY: test evm-difftest evm-contracts bench-evm contract-test browser-test security-attacks run bench-ledger bench-http bench-ble-sessions bench-chainkit build format lint
 
 test:
 	bash scripts/test.sh $(ARGS)
 
 evm-difftest:
 	bash scripts/evm-difftest.sh $(ARGS)
+
+# Regenerates contracts/evm's artifacts (build/*.json, CompiledContracts.swift, README tables) and
+# runs the contract tests; CI runs it with --check.
+evm-contracts:
+	bash scripts/evm-contracts.sh $(ARGS)
 
 contract-test:
 	bash scripts/contract-test.sh $(ARGS)
