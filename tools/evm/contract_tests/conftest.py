@@ -31,7 +31,7 @@ def marketplace_deployer():
 
 
 @pytest.fixture(scope="session")
-def lectures_deployer_unused():
+def lectures_deployer():
     return boa.load_partial(str(CONTRACTS / "Lectures.vy"))
 
 
