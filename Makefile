@@ -4,7 +4,7 @@
 ARGS ?=
 
 .DEFAULT_GOAL := build
-.PHONY: test evm-difftest bench-evm contract-test browser-test security-attacks run bench-ledger bench-http bench-ble-sessions bench-chainkit build format lint
+.PHONY: test evm-difftest evm-contracts evm-testnode bench-evm contract-test browser-test security-attacks run bench-ledger bench-http bench-ble-sessions bench-chainkit build format lint
 
 test:
 	bash scripts/test.sh $(ARGS)
@@ -13,9 +13,13 @@ evm-difftest:
 	bash scripts/evm-difftest.sh $(ARGS)
 
 # The EVM test node's self-test (tools/evmnode; the node itself: bash scripts/evm-testnode.sh --port 0).
-.PHONY: evm-testnode
 evm-testnode:
 	bash scripts/evm-testnode.sh --self-test
+
+# Regenerates contracts/evm's artifacts (build/*.json, CompiledContracts.swift, README tables) and
+# runs the contract tests; CI runs it with --check.
+evm-contracts:
+	bash scripts/evm-contracts.sh $(ARGS)
 
 contract-test:
 	bash scripts/contract-test.sh $(ARGS)
