@@ -7,7 +7,7 @@ import Testing
 @testable import HubKernel
 
 /// Two hubd processes on one PostgreSQL: what one commits wakes the other at once.
-@Suite("Cluster signals (PostgreSQL LISTEN/NOTIFY)", .timeLimit(.minutes(1)))
+@Suite("Cluster signals (PostgreSQL LISTEN/NOTIFY)", .timeLimit(.minutes(3)))
 struct ClusterSignalsTests {
     @Test(
         "an event committed through one instance reaches the other's bus without its poll; credentials changes reach it too",

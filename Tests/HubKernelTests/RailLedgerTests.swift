@@ -5,7 +5,7 @@ import Testing
 
 /// What a rail is handed of the ledger: reads and set-up in its own name, nothing that writes
 /// around its units of work.
-@Suite("Rail ledger", .timeLimit(.minutes(1)))
+@Suite("Rail ledger", .timeLimit(.minutes(3)))
 struct RailLedgerTests {
     @Test("a rail creates assets in its own name only, and reads what the kernel wrote", arguments: TestBackend.enabled)
     func ownName(backend: TestBackend) async throws {

@@ -4,7 +4,7 @@ import Testing
 @testable import HubKernel
 
 /// Statements written by interpolation bind their values; rows read by name and as tuples.
-@Suite("Typed SQL", .timeLimit(.minutes(1)))
+@Suite("Typed SQL", .timeLimit(.minutes(3)))
 struct SQLTests {
     @Test("interpolated values are bound, never written into the statement; fragments renumber")
     func rendering() {

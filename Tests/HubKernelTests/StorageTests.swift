@@ -2,7 +2,7 @@ import HubKernel
 import HubTestSupport
 import Testing
 
-@Suite("Storage", .timeLimit(.minutes(1)))
+@Suite("Storage", .timeLimit(.minutes(3)))
 struct StorageTests {
     @Test("values round-trip exactly, 2^128-1 included", arguments: TestBackend.enabled)
     func roundTrip(backend: TestBackend) async throws {

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// Runs the built `hubd` binary as a user would and checks exit codes and messages.
-@Suite("hubd command line", .timeLimit(.minutes(1)))
+@Suite("hubd command line", .timeLimit(.minutes(3)))
 struct CommandLineTests {
     /// `hubd` is built beside the test bundle (the test target depends on it).
     static var hubdPath: String {

@@ -7,7 +7,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-@Suite("hubd operational routes", .timeLimit(.minutes(1)))
+@Suite("hubd operational routes", .timeLimit(.minutes(3)))
 struct HealthRouteTests {
     @Test("healthz answers; readyz answers once the database does and 503 after it closes")
     func health() async throws {

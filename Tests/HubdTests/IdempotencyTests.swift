@@ -8,7 +8,7 @@ import Testing
 
 @testable import HubKernel
 
-@Suite("Idempotency-Key", .timeLimit(.minutes(1)))
+@Suite("Idempotency-Key", .timeLimit(.minutes(3)))
 struct IdempotencyTests {
     @Test("same key and body replays the first response; another body is 422; nothing runs twice", arguments: TestBackend.enabled)
     func replay(backend: TestBackend) async throws {

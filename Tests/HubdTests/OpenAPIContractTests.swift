@@ -14,7 +14,7 @@ import Testing
 /// "every route is in it"), the built-in rails' routes included. Left out: the example rail of the
 /// tests (`/v1/rails/tip-jar/…`), which is not part of hubd, and the admin console's HTML pages
 /// and assets (`/admin…`), which are not API.
-@Suite("OpenAPI document matches the router", .timeLimit(.minutes(1)))
+@Suite("OpenAPI document matches the router", .timeLimit(.minutes(3)))
 struct OpenAPIContractTests {
     /// The example rail's routes: compiled into the tests only, so not in hubd's document.
     static let examplePrefix = "/v1/rails/\(TipJarPlugin.id)/"

@@ -2,7 +2,7 @@ import HubKernel
 import HubTestSupport
 import Testing
 
-@Suite("Identity passwords", .timeLimit(.minutes(1)))
+@Suite("Identity passwords", .timeLimit(.minutes(3)))
 struct IdentityPasswordTests {
     let hasher = PasswordHasher(parameters: .minimum)
     let password = "correct horse battery"

@@ -177,7 +177,7 @@ extension Data {
     }
 }
 
-@Suite("Identity maintenance", .timeLimit(.minutes(1)))
+@Suite("Identity maintenance", .timeLimit(.minutes(3)))
 struct IdentityMaintenanceTests {
     @Test("purging removes expired refresh tokens and challenges only", arguments: TestBackend.enabled)
     func purge(backend: TestBackend) async throws {

@@ -7,7 +7,7 @@ import Testing
 struct CurlWebhookClientTests {
     let client = CurlWebhookClient(threadCount: 2, addressPolicy: .testReceivers)
 
-    @Test("posts the body and headers and returns the status and body", .timeLimit(.minutes(1)))
+    @Test("posts the body and headers and returns the status and body", .timeLimit(.minutes(3)))
     func postsAndReads() async throws {
         try await WebhookReceiver.run { receiver in
             receiver.setReply(.init(status: 202, body: Array("accepted ✓".utf8)), for: "a")
@@ -28,7 +28,7 @@ struct CurlWebhookClientTests {
         }
     }
 
-    @Test("keeps only the first 4 KiB of a large response", .timeLimit(.minutes(1)))
+    @Test("keeps only the first 4 KiB of a large response", .timeLimit(.minutes(3)))
     func truncatesLargeResponses() async throws {
         try await WebhookReceiver.run { receiver in
             let large = (0..<100_000).map { UInt8(truncatingIfNeeded: $0) }
@@ -44,7 +44,7 @@ struct CurlWebhookClientTests {
         }
     }
 
-    @Test("does not follow redirects", .timeLimit(.minutes(1)))
+    @Test("does not follow redirects", .timeLimit(.minutes(3)))
     func noRedirects() async throws {
         try await WebhookReceiver.run { receiver in
             receiver.setReply(.init(status: 302, headers: ["location": receiver.url("target")]), for: "moved")
@@ -61,14 +61,14 @@ struct CurlWebhookClientTests {
         }
     }
 
-    @Test("a refused connection is a transport failure", .timeLimit(.minutes(1)))
+    @Test("a refused connection is a transport failure", .timeLimit(.minutes(3)))
     func connectionRefused() async throws {
         await #expect(throws: WebhookError(.transportFailed, "")) {
             try await client.post(url: "http://127.0.0.1:1/", headers: [:], body: [], timeout: .seconds(5))
         }
     }
 
-    @Test("a receiver slower than the timeout is a transport failure", .timeLimit(.minutes(1)))
+    @Test("a receiver slower than the timeout is a transport failure", .timeLimit(.minutes(3)))
     func timesOut() async throws {
         try await WebhookReceiver.run { receiver in
             receiver.hold("slow")
@@ -80,7 +80,7 @@ struct CurlWebhookClientTests {
         }
     }
 
-    @Test("cancelling the task abandons the request", .timeLimit(.minutes(1)))
+    @Test("cancelling the task abandons the request", .timeLimit(.minutes(3)))
     func cancellation() async throws {
         try await WebhookReceiver.run { receiver in
             receiver.hold("slow")

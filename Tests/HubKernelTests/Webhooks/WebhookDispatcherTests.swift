@@ -7,7 +7,7 @@ import Testing
 
 @Suite("Webhook dispatcher")
 struct WebhookDispatcherTests {
-    @Test("events arrive signed, in sequence order, exactly once", .timeLimit(.minutes(1)), arguments: TestBackend.enabled)
+    @Test("events arrive signed, in sequence order, exactly once", .timeLimit(.minutes(3)), arguments: TestBackend.enabled)
     func deliversInOrderOnce(backend: TestBackend) async throws {
         try await withWebhooks(on: backend) { hub in
             try await hub.append(["before.creation"])
@@ -41,7 +41,7 @@ struct WebhookDispatcherTests {
 
     @Test(
         "a receiver down for a while gets every event, in order, with the failures recorded",
-        .timeLimit(.minutes(1)),
+        .timeLimit(.minutes(3)),
         arguments: TestBackend.enabled
     )
     func retriesUntilTheReceiverComesBack(backend: TestBackend) async throws {
@@ -73,7 +73,7 @@ struct WebhookDispatcherTests {
         }
     }
 
-    @Test("after the last retry the event is given up, and the next one is delivered", .timeLimit(.minutes(1)), arguments: TestBackend.enabled)
+    @Test("after the last retry the event is given up, and the next one is delivered", .timeLimit(.minutes(3)), arguments: TestBackend.enabled)
     func givesUpAndMovesOn(backend: TestBackend) async throws {
         try await withWebhooks(on: backend) { hub in
             let endpoint = try await hub.endpoint("a")
@@ -96,7 +96,7 @@ struct WebhookDispatcherTests {
 
     @Test(
         "an unreachable endpoint records transport errors without holding up another endpoint",
-        .timeLimit(.minutes(1)),
+        .timeLimit(.minutes(3)),
         arguments: TestBackend.enabled
     )
     func unreachableEndpointIsIndependent(backend: TestBackend) async throws {
@@ -118,7 +118,7 @@ struct WebhookDispatcherTests {
         }
     }
 
-    @Test("retries wait for the injected clock to reach their time", .timeLimit(.minutes(1)), arguments: TestBackend.enabled)
+    @Test("retries wait for the injected clock to reach their time", .timeLimit(.minutes(3)), arguments: TestBackend.enabled)
     func retriesFollowTheInjectedClock(backend: TestBackend) async throws {
         let start = LedgerClock.system.now().nanoseconds
         let manual = ManualClock(start: start)
@@ -153,7 +153,7 @@ struct WebhookDispatcherTests {
         }
     }
 
-    @Test("one held receiver does not delay another endpoint", .timeLimit(.minutes(1)), arguments: TestBackend.enabled)
+    @Test("one held receiver does not delay another endpoint", .timeLimit(.minutes(3)), arguments: TestBackend.enabled)
     func slowEndpointDoesNotBlockOthers(backend: TestBackend) async throws {
         try await withWebhooks(on: backend) { hub in
             let slow = try await hub.endpoint("slow")
@@ -177,7 +177,7 @@ struct WebhookDispatcherTests {
         }
     }
 
-    @Test("filters deliver only the matching types and skip the rest", .timeLimit(.minutes(1)), arguments: TestBackend.enabled)
+    @Test("filters deliver only the matching types and skip the rest", .timeLimit(.minutes(3)), arguments: TestBackend.enabled)
     func filtersByTypeAndPrefix(backend: TestBackend) async throws {
         try await withWebhooks(on: backend) { hub in
             let endpoint = try await hub.endpoint("a", eventTypes: ["ledger.transfer.*", "identity.user.created"])
@@ -198,7 +198,7 @@ struct WebhookDispatcherTests {
 
     @Test(
         "a disabled endpoint receives nothing until it is enabled, then catches up in order",
-        .timeLimit(.minutes(1)),
+        .timeLimit(.minutes(3)),
         arguments: TestBackend.enabled
     )
     func disabledEndpointWaits(backend: TestBackend) async throws {
@@ -218,7 +218,7 @@ struct WebhookDispatcherTests {
         }
     }
 
-    @Test("two dispatchers on one database deliver each event once, in order", .timeLimit(.minutes(1)), arguments: TestBackend.enabled)
+    @Test("two dispatchers on one database deliver each event once, in order", .timeLimit(.minutes(3)), arguments: TestBackend.enabled)
     func twoDispatchersShareTheWork(backend: TestBackend) async throws {
         try await withWebhooks(on: backend) { hub in
             // A second dispatcher, as another hub process would run against the same database.
@@ -245,7 +245,7 @@ struct WebhookDispatcherTests {
         }
     }
 
-    @Test("graceful shutdown lets the attempt in flight finish and records it", .timeLimit(.minutes(1)), arguments: TestBackend.enabled)
+    @Test("graceful shutdown lets the attempt in flight finish and records it", .timeLimit(.minutes(3)), arguments: TestBackend.enabled)
     func gracefulShutdownFinishesInFlightAttempt(backend: TestBackend) async throws {
         try await withDatabase(on: backend) { database in
             try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)

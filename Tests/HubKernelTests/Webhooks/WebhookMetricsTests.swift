@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Webhook metrics")
 struct WebhookMetricsTests {
-    @Test("deliveries are counted by outcome and their latency recorded", .timeLimit(.minutes(1)))
+    @Test("deliveries are counted by outcome and their latency recorded", .timeLimit(.minutes(3)))
     func countsDeliveries() async throws {
         let metrics = RecordingMetricsFactory()
         try await withWebhooks(on: .sqlite, metrics: metrics) { hub in

@@ -4,7 +4,7 @@ import Testing
 
 @testable import HubKernel
 
-@Suite("webhook secret rotation", .timeLimit(.minutes(1)))
+@Suite("webhook secret rotation", .timeLimit(.minutes(3)))
 struct WebhookRotationTests {
     /// Whether the last request to `name` verifies under `secret`, as a receiver checks it.
     static func verifies(_ hub: WebhookHarness, _ name: String, _ secret: String) throws -> Bool {

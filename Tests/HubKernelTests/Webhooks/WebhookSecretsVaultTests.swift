@@ -4,7 +4,7 @@ import HubTestSupport
 import Testing
 
 /// Webhook secrets are sealed in the vault; those stored in plaintext before it move in at start.
-@Suite("webhook secrets at rest", .timeLimit(.minutes(1)))
+@Suite("webhook secrets at rest", .timeLimit(.minutes(3)))
 struct WebhookSecretsVaultTests {
     func columns(_ hub: WebhookHarness, _ id: WebhookEndpointID) async throws -> (secret: String, previous: String?) {
         try await hub.database.read { connection in

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Webhook store")
 struct WebhookStoreTests {
-    @Test("create returns the secret once; reads, updates and deletes", .timeLimit(.minutes(1)), arguments: TestBackend.enabled)
+    @Test("create returns the secret once; reads, updates and deletes", .timeLimit(.minutes(3)), arguments: TestBackend.enabled)
     func endpointLifecycle(backend: TestBackend) async throws {
         try await withWebhooks(on: backend) { hub in
             let created = try await hub.store.create(
@@ -56,7 +56,7 @@ struct WebhookStoreTests {
         }
     }
 
-    @Test("new endpoints start at the end of the log, or where asked", .timeLimit(.minutes(1)), arguments: TestBackend.enabled)
+    @Test("new endpoints start at the end of the log, or where asked", .timeLimit(.minutes(3)), arguments: TestBackend.enabled)
     func startingPosition(backend: TestBackend) async throws {
         try await withWebhooks(on: backend) { hub in
             let last = try await hub.append(["t.a", "t.b", "t.c"], nudge: false)
@@ -70,7 +70,7 @@ struct WebhookStoreTests {
         }
     }
 
-    @Test("validation errors name the field and change nothing", .timeLimit(.minutes(1)), arguments: TestBackend.enabled)
+    @Test("validation errors name the field and change nothing", .timeLimit(.minutes(3)), arguments: TestBackend.enabled)
     func validationChangesNothing(backend: TestBackend) async throws {
         try await withWebhooks(on: backend) { hub in
             try await hub.append(["t.a"], nudge: false)
@@ -134,7 +134,7 @@ struct WebhookStoreTests {
         }
     }
 
-    @Test("manual redelivery records a manual attempt and leaves the cursor alone", .timeLimit(.minutes(1)), arguments: TestBackend.enabled)
+    @Test("manual redelivery records a manual attempt and leaves the cursor alone", .timeLimit(.minutes(3)), arguments: TestBackend.enabled)
     func manualRedelivery(backend: TestBackend) async throws {
         try await withWebhooks(on: backend) { hub in
             let endpoint = try await hub.endpoint("a")
@@ -169,7 +169,7 @@ struct WebhookStoreTests {
         }
     }
 
-    @Test("delivery pages run newest first and end with no cursor", .timeLimit(.minutes(1)), arguments: TestBackend.enabled)
+    @Test("delivery pages run newest first and end with no cursor", .timeLimit(.minutes(3)), arguments: TestBackend.enabled)
     func deliveryPagination(backend: TestBackend) async throws {
         try await withWebhooks(on: backend) { hub in
             let endpoint = try await hub.endpoint("a")
@@ -196,7 +196,7 @@ struct WebhookStoreTests {
         }
     }
 
-    @Test("deleting an endpoint deletes its delivery records", .timeLimit(.minutes(1)), arguments: TestBackend.enabled)
+    @Test("deleting an endpoint deletes its delivery records", .timeLimit(.minutes(3)), arguments: TestBackend.enabled)
     func deleteCascades(backend: TestBackend) async throws {
         try await withWebhooks(on: backend) { hub in
             let endpoint = try await hub.endpoint("a")

@@ -10,7 +10,7 @@ import Testing
 @testable import HubLocalChain
 
 /// The pool's store on both engines: what intake reads to decide "pool full" without counting.
-@Suite("local chain pool store", .timeLimit(.minutes(1)))
+@Suite("local chain pool store", .timeLimit(.minutes(3)))
 struct LocalChainPoolTests {
     @Test("the pool's size is bounded by its first and last entry, and counted only near the limit", arguments: TestBackend.enabled)
     func poolSize(backend: TestBackend) async throws {

@@ -9,7 +9,7 @@ import Testing
 
 /// The declarative ``AdminPanel`` (lists, columns, detail views) as `GET /v1/plugins` carries it to
 /// the console, and panels from before lists existed.
-@Suite("rail admin panels", .timeLimit(.minutes(1)))
+@Suite("rail admin panels", .timeLimit(.minutes(3)))
 struct AdminPanelTests {
     @Test("a panel with lists, columns and a detail view reaches the console as the API documents it")
     func declarativePanel() async throws {

@@ -10,7 +10,7 @@ import Testing
 
 /// The admin console's shells and assets as `hubd` serves them (the browser test in
 /// `tools/browser/` drives the same pages in Chromium).
-@Suite("admin console pages and assets", .timeLimit(.minutes(1)))
+@Suite("admin console pages and assets", .timeLimit(.minutes(3)))
 struct ConsolePagesTests {
     static let pages = ["login", "overview", "assets", "accounts", "transfers", "events", "webhooks", "users", "plugins"]
 

@@ -10,7 +10,7 @@ import Testing
 /// Rail panels in the console: the navigation names every running rail with a panel and
 /// `/admin/rails/<id>` renders the generic panel page (its JavaScript draws the panel from
 /// `GET /v1/plugins`; see ``AdminPanelTests``).
-@Suite("admin console rail panels", .timeLimit(.minutes(1)))
+@Suite("admin console rail panels", .timeLimit(.minutes(3)))
 struct ConsoleRailPanelTests {
     @Test("the tip-jar example (AdminPanel(title:summary:links:)) gets a page and a navigation entry")
     func tipJarPanel() async throws {
