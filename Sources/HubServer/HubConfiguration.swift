@@ -24,6 +24,7 @@ public struct ConfigurationError: Error, CustomStringConvertible {
 /// | `HUB_WEBHOOK_RETRY_SCHEDULE` | `5s,30s,2m,10m,30m,1h,2h,4h,8h,8h,8h` | waits between webhook attempts |
 /// | `HUB_WEBHOOK_ALLOW_PRIVATE` | (none) | comma-separated CIDRs of non-public receivers webhooks may reach (`10.1.0.0/16,fd00::/8`) |
 /// | `HUB_DRAIN_SECONDS` | `0` on SQLite, `5` on PostgreSQL | on SIGTERM, how long `/readyz` answers 503 before the server stops taking requests (0 to 300) |
+/// | `HUB_PUBLIC_URL` | `http://` + `HUB_LISTEN` | the URL clients reach the hub at (`https://pay.example.org`); wallet sign-in messages name its host |
 /// | `HUB_SECRETS_KEY_FILE` | `secrets.key` beside the SQLite database, else `var/secrets.key` | the secrets vault's key-encryption key (mode 0600) |
 public struct HubConfiguration: Sendable {
     /// `HUB_DATABASE_URL`.
@@ -40,6 +41,20 @@ public struct HubConfiguration: Sendable {
     public var logLevel = Logger.Level.info
     /// `HUB_DEV_LOGIN`.
     public var devLogin = false
+    /// `HUB_PUBLIC_URL`, when set; otherwise ``publicURL`` derives it from the listen address.
+    public var publicURLOverride: PublicURL?
+    /// Where clients reach the hub.
+    public var publicURL: PublicURL {
+        publicURLOverride
+            ?? PublicURL(scheme: "http", authority: listenHost.contains(":") ? "[\(listenHost)]:\(listenPort)" : "\(listenHost):\(listenPort)")
+    }
+    /// Identity's settings that follow from this configuration (the domain of sign-in messages).
+    public var identity: IdentityConfiguration {
+        var identity = IdentityConfiguration()
+        identity.domain = publicURL.authority
+        identity.publicURI = publicURL.text
+        return identity
+    }
     /// `HUB_IDEMPOTENCY_RETENTION_HOURS`.
     public var idempotency = IdempotencyConfiguration()
     /// `HUB_WEBHOOK_RETRY_SCHEDULE` and `HUB_WEBHOOK_ALLOW_PRIVATE`.
@@ -123,6 +138,15 @@ public struct HubConfiguration: Sendable {
                 throw ConfigurationError(source: "HUB_DRAIN_SECONDS", message: "'\(text)' must be a whole number of seconds from 0 to 300")
             }
             configuration.drainOverride = .seconds(seconds)
+        }
+        if let text = environment["HUB_PUBLIC_URL"], !text.isEmpty {
+            guard let url = PublicURL(text) else {
+                throw ConfigurationError(
+                    source: "HUB_PUBLIC_URL",
+                    message: "'\(text)' is not an http(s) URL with a host and no path, such as https://pay.example.org"
+                )
+            }
+            configuration.publicURLOverride = url
         }
         if let path = environment["HUB_SECRETS_KEY_FILE"], !path.isEmpty {
             configuration.secretsKeyFileOverride = path

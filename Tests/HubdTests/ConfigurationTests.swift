@@ -60,6 +60,9 @@ struct ConfigurationTests {
             (["HUB_WEBHOOK_RETRY_SCHEDULE": "5d"], "HUB_WEBHOOK_RETRY_SCHEDULE"),
             (["HUB_DRAIN_SECONDS": "-1"], "HUB_DRAIN_SECONDS"),
             (["HUB_DRAIN_SECONDS": "5s"], "HUB_DRAIN_SECONDS"),
+            (["HUB_PUBLIC_URL": "pay.example.org"], "HUB_PUBLIC_URL"),
+            (["HUB_PUBLIC_URL": "ftp://pay.example.org"], "HUB_PUBLIC_URL"),
+            (["HUB_PUBLIC_URL": "https://pay.example.org/login"], "HUB_PUBLIC_URL"),
         ]
     )
     func badValues(environment: [String: String], variable: String) {
@@ -68,6 +71,16 @@ struct ConfigurationTests {
         } throws: { error in
             (error as? ConfigurationError)?.source == variable
         }
+    }
+
+    @Test("wallet sign-in messages name HUB_PUBLIC_URL's host, or the listen address by default")
+    func publicURL() throws {
+        let listening = try HubConfiguration.load(environment: ["HUB_LISTEN": "127.0.0.1:9090"])
+        #expect(listening.identity.domain == "127.0.0.1:9090")
+        #expect(listening.identity.publicURI == "http://127.0.0.1:9090")
+        let public_ = try HubConfiguration.load(environment: ["HUB_PUBLIC_URL": "https://Pay.Example.org/"])
+        #expect(public_.identity.domain == "pay.example.org")
+        #expect(public_.identity.publicURI == "https://pay.example.org")
     }
 
     @Test("a plugins file with no plugins is valid; a missing default file means none")

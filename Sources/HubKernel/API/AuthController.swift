@@ -84,7 +84,12 @@ public struct AuthController: Sendable {
         guard let signature = HexText.decode(body.signature), !signature.isEmpty else {
             throw Problem.invalid("signature", "The signature is hex, with or without `0x`.")
         }
-        let signedIn = try await identity.wallets.login(nonce: body.nonce, signature: signature, from: context.remoteAddress)
+        let signedIn = try await identity.wallets.login(
+            nonce: body.nonce,
+            signature: signature,
+            message: body.message,
+            from: context.remoteAddress
+        )
         return try context.json(SessionRepresentation(signedIn.tokens, user: signedIn.user), status: signedIn.created ? .created : .ok)
     }
 

@@ -109,9 +109,14 @@ struct WalletChallengeRequest: Decodable, Sendable {
 }
 
 struct WalletLoginRequest: Decodable, Sendable {
-    var nonce: String
+    /// The challenge answered; may be left out when `message` names it.
+    var nonce: String?
     /// Hex, with or without `0x`.
     var signature: String
+    /// The EIP-4361 message the wallet signed, when the client composed its own around the
+    /// challenge's nonce (Sign-In with Ethereum libraries do); otherwise the challenge's message
+    /// is the one signed.
+    var message: String?
 }
 
 struct CreateUserRequest: Decodable, Sendable {

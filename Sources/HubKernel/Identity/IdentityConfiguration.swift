@@ -14,8 +14,11 @@ public struct IdentityConfiguration: Sendable {
     /// The hub's name and the domain it is served from, written into wallet sign-in messages so
     /// that a user can see which site asks them to sign.
     public var hubName = "hubd"
-    /// The host name clients reach the hub at (no scheme, no path).
+    /// The authority clients reach the hub at (`pay.example.org`, `127.0.0.1:8080`): no scheme,
+    /// no path. Sign-in messages name it, and a client's own message must name it too.
     public var domain = "localhost"
+    /// The URL sign-in messages give as `URI` (EIP-4361): where the hub is served.
+    public var publicURI = "http://localhost"
     /// How long a wallet challenge may be answered.
     public var challengeLifetime: Duration = .seconds(5 * 60)
     /// An API key's `last_used_at` is written at most this often, so a busy key does not turn

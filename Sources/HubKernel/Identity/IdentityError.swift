@@ -47,6 +47,8 @@ public struct IdentityError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let unknownScope = Code("unknown_scope", .invalid)
         public static let unknownScheme = Code("unknown_scheme", .invalid)
         public static let invalidAddress = Code("invalid_address", .invalid)
+        public static let invalidMessage = Code("invalid_message", .invalid)
+        public static let messageMismatch = Code("message_mismatch", .invalid)
 
         // State
         public static let emailTaken = Code("email_taken", .conflict)

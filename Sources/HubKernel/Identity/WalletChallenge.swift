@@ -8,44 +8,18 @@ public struct WalletChallenge: Sendable, Hashable, Codable {
     public var scheme: String
     /// The address as the scheme normalised it.
     public var address: String
-    /// The text to sign, in the spirit of EIP-4361 (Sign-In with Ethereum): who asks, for which
-    /// address, with which nonce, and until when. Shown to the user by the wallet.
+    /// The text to sign, an EIP-4361 (Sign-In with Ethereum) message as ``SignInMessage`` lays it
+    /// out: who asks, for which address and chain, with which nonce, and until when. Shown to the
+    /// user by the wallet. A client may instead sign a message of its own making with the same
+    /// domain, address, chain and nonce (``WalletSignIn/login(nonce:signature:message:from:)``).
     public var message: String
     public var issuedAt: Date
     /// After this the challenge can no longer be answered.
     public var expiresAt: Date
 
-    /// The message, laid out as EIP-4361 lays out its own:
-    ///
-    /// ```text
-    /// pay.example.org wants you to sign in with your sr25519 account:
-    /// 5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY
-    ///
-    /// Sign in to Festival Hub. This proves you hold this address; it sends no transaction and costs nothing.
-    ///
-    /// Nonce: 9f86d081884c7d659a2feaa0c55ad015
-    /// Issued At: 2026-11-21T09:30:00.000Z
-    /// Expiration Time: 2026-11-21T09:35:00.000Z
-    /// ```
-    static func message(
-        domain: String,
-        hubName: String,
-        scheme: String,
-        address: String,
-        nonce: String,
-        issuedAt: LedgerTimestamp,
-        expiresAt: LedgerTimestamp
-    ) -> String {
-        """
-        \(domain) wants you to sign in with your \(scheme) account:
-        \(address)
-
-        Sign in to \(hubName). This proves you hold this address; it sends no transaction and costs nothing.
-
-        Nonce: \(nonce)
-        Issued At: \(issuedAt)
-        Expiration Time: \(expiresAt)
-        """
+    /// The statement of the hub's messages.
+    static func statement(hubName: String) -> String {
+        "Sign in to \(hubName). This proves you hold this address; it sends no transaction and costs nothing."
     }
 }
 

@@ -36,15 +36,18 @@ public final class WalletSignIn: Sendable {
         let now = context.now()
         let expiresAt = now.adding(context.configuration.challengeLifetime)
         let nonce = IdentityCrypto.hex(IdentityCrypto.randomBytes(16))
-        let message = WalletChallenge.message(
+        let profile = verifier.signInProfile
+        let message = SignInMessage(
             domain: context.configuration.domain,
-            hubName: context.configuration.hubName,
-            scheme: scheme,
+            accountKind: profile.accountKind,
             address: address,
+            statement: WalletChallenge.statement(hubName: context.configuration.hubName),
+            uri: context.configuration.publicURI,
+            chainID: profile.chainID,
             nonce: nonce,
             issuedAt: now,
-            expiresAt: expiresAt
-        )
+            expirationTime: expiresAt
+        ).text
         let purgeBefore = now.adding(.zero - Self.challengeRetention)
         try await context.database.write { connection in
             try connection.execute("DELETE FROM hub_wallet_challenges WHERE expires_at < \(purgeBefore)")
@@ -61,12 +64,20 @@ public final class WalletSignIn: Sendable {
     /// Answers a challenge and signs in the user linked to its address, creating a member (with
     /// no email and no password) and the link on first use, which appends `identity.user.created`
     /// and `identity.wallet.linked`.
+    ///
+    /// The wallet signs either the challenge's own message or, as Sign-In with Ethereum clients
+    /// do, a `message` of the client's making around the challenge's nonce: it must be an
+    /// EIP-4361/CAIP-122 message (``SignInMessage``) naming the hub's domain, the challenge's
+    /// address, the scheme's account kind and chain, and be valid now (`Not Before`,
+    /// `Expiration Time`); the challenge's own expiry still applies.
     /// Failed signatures count against the wallet address and the client `address`
     /// (``SignInLimits``).
+    /// - Parameter nonce: the challenge; may be omitted (`nil`) when `message` carries it.
     /// - Throws: `challenge_unknown`, `challenge_used`, `challenge_expired`, `unknown_scheme`,
-    ///   `invalid_signature`, `user_disabled`, `too_many_attempts`.
-    public func login(nonce: String, signature: [UInt8], from address: String? = nil) async throws -> WalletSignedIn {
-        let challenge = try await verifiedChallenge(nonce: nonce, signature: signature, from: address)
+    ///   `invalid_message`, `message_mismatch`, `invalid_signature`, `user_disabled`,
+    ///   `too_many_attempts`.
+    public func login(nonce: String?, signature: [UInt8], message: String? = nil, from address: String? = nil) async throws -> WalletSignedIn {
+        let challenge = try await verifiedChallenge(nonce: nonce, signature: signature, message: message, from: address)
         let now = context.now()
         let (user, created) = try await context.database.write { connection -> (User, Bool) in
             try Self.consume(challenge, at: now, on: connection)
@@ -92,11 +103,11 @@ public final class WalletSignIn: Sendable {
 
     /// Answers a challenge to link its address to an existing user (one signed in another way).
     /// Linking an address already linked to that user changes nothing.
-    /// - Throws: the errors of ``login(nonce:signature:)``, `user_not_found`, and
+    /// - Throws: the errors of ``login(nonce:signature:message:from:)``, `user_not_found`, and
     ///   `wallet_linked_elsewhere` when the address belongs to another user.
     @discardableResult
-    public func link(nonce: String, signature: [UInt8], to userID: UserID) async throws -> WalletLink {
-        let challenge = try await verifiedChallenge(nonce: nonce, signature: signature, from: nil)
+    public func link(nonce: String?, signature: [UInt8], message: String? = nil, to userID: UserID) async throws -> WalletLink {
+        let challenge = try await verifiedChallenge(nonce: nonce, signature: signature, message: message, from: nil)
         let now = context.now()
         return try await context.database.write { connection in
             try Self.consume(challenge, at: now, on: connection)
@@ -122,11 +133,18 @@ public final class WalletSignIn: Sendable {
 
     // MARK: Steps
 
-    /// Reads the challenge and checks it is open and the signature good. Read-only: a refused
+    /// Reads the challenge and checks it is open and the signature good, over the challenge's
+    /// message or the client's own (checked against the challenge first). Read-only: a refused
     /// answer leaves the challenge as it was. ``consume(_:at:on:)`` re-checks under the write lock.
     /// A wrong signature counts as a failed sign-in of the challenge's wallet address.
-    private func verifiedChallenge(nonce: String, signature: [UInt8], from client: String?) async throws -> WalletChallenge {
+    private func verifiedChallenge(nonce: String?, signature: [UInt8], message clientText: String?, from client: String?) async throws
+        -> WalletChallenge
+    {
         let now = context.now()
+        let clientMessage = try clientText.map(Self.parseClientMessage)
+        guard let nonce = nonce ?? clientMessage?.nonce else {
+            throw IdentityError(.invalidField, "answer a challenge by its nonce, or send a sign-in message that names it", field: "nonce")
+        }
         let found = try await context.database.read { try Self.challenge(nonce, on: $0) }
         guard let (challenge, used) = found else {
             throw IdentityError(.challengeUnknown, "unknown challenge; request a new one", field: "nonce")
@@ -136,15 +154,52 @@ public final class WalletSignIn: Sendable {
             throw IdentityError(.challengeExpired, "this challenge has expired; request a new one", field: "nonce")
         }
         let verifier = try schemes.require(challenge.scheme)
+        if let clientMessage { try check(clientMessage, against: challenge, verifier: verifier, at: now) }
         let attempt = SignInLimits.Attempt(means: "wallet", account: "\(challenge.scheme):\(challenge.address)", address: client)
         try await limits.check(attempt)
         // Signature checks are CPU work of tens of microseconds, not blocking I/O: they run inline.
-        let valid = (try? verifier.verify(message: Array(challenge.message.utf8), signature: signature, address: challenge.address)) ?? false
+        let signed = Array((clientText ?? challenge.message).utf8)
+        let valid = (try? verifier.verify(message: signed, signature: signature, address: challenge.address)) ?? false
         guard valid else {
             try await limits.recordFailure(attempt)
-            throw IdentityError(.invalidSignature, "the signature does not match the challenge and address", field: "signature")
+            throw IdentityError(.invalidSignature, "the signature does not match the message and address", field: "signature")
         }
         return challenge
+    }
+
+    static func parseClientMessage(_ text: String) throws -> SignInMessage {
+        guard text.utf8.count <= 4096 else { throw IdentityError(.invalidMessage, "a sign-in message is at most 4096 bytes", field: "message") }
+        do {
+            return try SignInMessage.parse(text)
+        } catch {
+            throw IdentityError(.invalidMessage, "not an EIP-4361 sign-in message: \(error)", field: "message")
+        }
+    }
+
+    /// A client's message must say what the hub's own would: the same domain, nonce, address,
+    /// account kind and chain, and be valid now.
+    private func check(_ message: SignInMessage, against challenge: WalletChallenge, verifier: any WalletSignatureVerifier, at now: LedgerTimestamp)
+        throws
+    {
+        func mismatch(_ field: String, _ detail: String) -> IdentityError {
+            IdentityError(.messageMismatch, detail, field: "message.\(field)")
+        }
+        let profile = verifier.signInProfile
+        guard message.nonce == challenge.nonce else { throw mismatch("nonce", "the message names another challenge's nonce") }
+        guard message.domain.lowercased() == context.configuration.domain.lowercased() else {
+            throw mismatch("domain", "the message is for '\(message.domain.prefix(64))', not \(context.configuration.domain)")
+        }
+        guard message.accountKind == profile.accountKind else {
+            throw mismatch("account", "the message signs in a '\(message.accountKind.prefix(32))' account, not \(profile.accountKind)")
+        }
+        guard (try? verifier.normalise(address: message.address)) == challenge.address else {
+            throw mismatch("address", "the message names another address than the challenge")
+        }
+        guard message.chainID == profile.chainID else {
+            throw mismatch("chain_id", "the message names chain \(message.chainID ?? "none"), not \(profile.chainID ?? "none")")
+        }
+        if let expiry = message.expirationTime, expiry <= now { throw mismatch("expiration_time", "the message has expired") }
+        if let start = message.notBefore, start > now { throw mismatch("not_before", "the message is not valid yet") }
     }
 
     static func normalise(_ address: String, with verifier: any WalletSignatureVerifier) throws -> String {

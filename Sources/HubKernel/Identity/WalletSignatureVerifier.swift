@@ -28,4 +28,27 @@ public protocol WalletSignatureVerifier: Sendable {
     /// is the verifier's to reproduce.
     /// - Throws: for a malformed signature; identity reports it, like `false`, as `invalid_signature`.
     func verify(message: [UInt8], signature: [UInt8], address: String) throws -> Bool
+
+    /// How this scheme's sign-in messages name the account and the chain: EIP-4361's header
+    /// (`… sign in with your Ethereum account:`) and `Chain ID`. By default the scheme's name and
+    /// no chain.
+    var signInProfile: WalletSignInProfile { get }
+}
+
+extension WalletSignatureVerifier {
+    public var signInProfile: WalletSignInProfile { WalletSignInProfile(accountKind: scheme, chainID: nil) }
+}
+
+/// What a scheme's sign-in messages (``SignInMessage``) say about the account: `Ethereum` and
+/// chain `1` for Sign-In with Ethereum on mainnet.
+public struct WalletSignInProfile: Sendable, Hashable {
+    /// The word in `… sign in with your <kind> account:`.
+    public var accountKind: String
+    /// The `Chain ID` line; a client's message must name the same chain.
+    public var chainID: String?
+
+    public init(accountKind: String, chainID: String?) {
+        self.accountKind = accountKind
+        self.chainID = chainID
+    }
 }

@@ -19,6 +19,12 @@ public struct LedgerTimestamp: Hashable, Sendable, Comparable, CustomStringConve
     public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
     public var description: String { RFC3339.format(nanoseconds: nanoseconds) }
+    /// Reads the form ``description`` writes (`2026-11-21T09:30:00.123Z`, with 0 to 9 fractional
+    /// digits); `nil` for anything else.
+    public init?(rfc3339 text: String) {
+        guard let parsed = RFC3339.parse(text) else { return nil }
+        self = parsed
+    }
 
     /// This time moved by `duration` (clamped at the epoch and at the far end).
     func adding(_ duration: Duration) -> LedgerTimestamp {

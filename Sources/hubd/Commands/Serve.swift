@@ -49,6 +49,7 @@ struct Serve: AsyncParsableCommand {
                 pluginsFile: pluginsFile,
                 secretsKeyFile: configuration.secretsKeyFile,
                 idempotency: configuration.idempotency,
+                identityConfiguration: configuration.identity,
                 webhookConfiguration: configuration.webhooks,
                 devLogin: configuration.devLogin,
                 drain: configuration.drain,
