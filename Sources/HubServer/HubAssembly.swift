@@ -46,6 +46,7 @@ public enum HubAssembly {
             logger: logger
         )
         let identity = Identity(database: database, configuration: identityConfiguration, clock: clock, secrets: secrets, logger: logger)
+        let hostedChains = HostedChainRegistry()
         let plugins: PluginHost
         do {
             plugins = try PluginHost(builtIn: builtIn, entries: pluginsFile.pluginEntries) { id in
@@ -57,6 +58,7 @@ public enum HubAssembly {
                     logger: logger,
                     metrics: metricsFactory,
                     secrets: secrets,
+                    hostedChains: hostedChains,
                     clock: clock,
                     developmentLogin: devLogin
                 )

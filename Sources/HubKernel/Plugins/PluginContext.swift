@@ -30,6 +30,9 @@ public struct PluginContext: Sendable {
     /// The rail's secrets, sealed at rest under the hub's key-encryption key; held to the rail's
     /// own namespace (``RailSecrets``).
     public let secrets: RailSecrets
+    /// The EVM chains this hub runs, for rails that use them in process (``HostedChainRegistry``):
+    /// the local chain registers itself, the EVM rail runs on it by default.
+    public let hostedChains: HostedChainRegistry
     /// Whether the kernel's password-less development login (`HUB_DEV_LOGIN=1`) is on: a rail may
     /// offer its own development sign-in only then.
     public let developmentLogin: Bool
@@ -45,6 +48,7 @@ public struct PluginContext: Sendable {
         logger: Logger,
         metrics: any MetricsFactory,
         secrets: SecretsVault,
+        hostedChains: HostedChainRegistry = HostedChainRegistry(),
         clock: LedgerClock = .system,
         developmentLogin: Bool = false
     ) {
@@ -60,6 +64,7 @@ public struct PluginContext: Sendable {
         self.metrics = metrics
         self.clock = clock
         self.secrets = RailSecrets(vault: secrets, pluginID: pluginID)
+        self.hostedChains = hostedChains
         self.developmentLogin = developmentLogin
     }
 

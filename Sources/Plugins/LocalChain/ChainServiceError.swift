@@ -16,6 +16,10 @@ struct ChainServiceError: HubError, Equatable, CustomStringConvertible {
         ChainServiceError(kind: .conflict, errorCode: "chain_id_taken", message: "Chain id \(chainID) is in use on this hub.", field: "chain_id")
     }
 
+    static func chainNotFound(_ chainID: UInt64) -> ChainServiceError {
+        ChainServiceError(kind: .notFound, errorCode: "chain_not_found", message: "There is no chain \(chainID) on this hub.")
+    }
+
     /// The chain's asset code names an asset with other fields (created outside this chain).
     static func assetConflict(_ detail: String) -> ChainServiceError {
         ChainServiceError(

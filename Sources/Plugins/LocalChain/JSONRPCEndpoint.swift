@@ -57,8 +57,24 @@ struct JSONRPCEndpoint: Sendable {
         else { throw Problem.notFound("chain") }
         var request = request
         let body = try await request.collectBody(upTo: context.maxUploadSize)
+        guard let answer = await respond(to: Array(body.readableBytesView), chainID: chainID) else {
+            return Response(status: .noContent, headers: corsHeaders(request, chainID: chainID))
+        }
+        var headers: HTTPFields = [.contentType: "application/json"]
+        headers.append(contentsOf: corsHeaders(request, chainID: chainID))
+        return Response(
+            status: .ok,
+            headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: answer))
+        )
+    }
+
+    /// The answer to a request body (one call or a batch) as JSON bytes, or `nil` when it held
+    /// only notifications. Both the HTTP endpoint and other rails in process
+    /// (``LocalChainHosting``) come through here.
+    func respond(to body: [UInt8], chainID: UInt64) async -> [UInt8]? {
         let answer: Any
-        if let parsed = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView), options: [.fragmentsAllowed]) {
+        if let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) {
             if let batch = parsed as? [Any] {
                 if batch.isEmpty {
                     answer = Self.failure(id: NSNull(), RPCError(code: -32600, message: "an empty batch"))
@@ -67,25 +83,17 @@ struct JSONRPCEndpoint: Sendable {
                 } else {
                     let answers = await answerBatch(batch.map(Self.parse), chainID: chainID)
                     // A batch of notifications only gets no answer at all.
-                    if answers.isEmpty { return Response(status: .noContent, headers: corsHeaders(request, chainID: chainID)) }
+                    if answers.isEmpty { return nil }
                     answer = answers
                 }
             } else {
-                guard let one = await self.answer(Self.parse(parsed), chainID: chainID) else {
-                    return Response(status: .noContent, headers: corsHeaders(request, chainID: chainID))
-                }
+                guard let one = await self.answer(Self.parse(parsed), chainID: chainID) else { return nil }
                 answer = one
             }
         } else {
             answer = Self.failure(id: NSNull(), RPCError(code: -32700, message: "parse error: the body is not JSON"))
         }
-        var headers: HTTPFields = [.contentType: "application/json"]
-        headers.append(contentsOf: corsHeaders(request, chainID: chainID))
-        return Response(
-            status: .ok,
-            headers: headers,
-            body: .init(byteBuffer: ByteBuffer(bytes: try RPCJSON.data(answer)))
-        )
+        return (try? RPCJSON.data(answer)) ?? Array(#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}"#.utf8)
     }
 
     /// A call as the request states it, or the answer its malformation earns.

@@ -25,12 +25,16 @@ public struct LocalChainPlugin: RailPlugin {
             throw PluginConfigError(field: "key_file", message: problem)
         }
         self.vault = try ValidatorKeyVault(secrets: context.secrets, legacyKeyFile: configuration.keyFile)
+        context.hostedChains.register(LocalChainHosting(service: service, endpoint: rpcEndpoint, context: context))
     }
 
     public static var schema: [Migration] { LocalChainMigrations.all }
 
     var intake: TransactionIntake { TransactionIntake(context: context, configuration: configuration) }
     var service: ChainService { ChainService(context: context, configuration: configuration, vault: vault) }
+    var rpcEndpoint: JSONRPCEndpoint {
+        JSONRPCEndpoint(methods: EthereumRPC(context: context, intake: intake, clientVersion: "hubd-localchain/1"), cors: configuration.rpcCORS)
+    }
     var sealer: BlockSealer { BlockSealer(context: context, configuration: configuration, vault: vault, health: sealerHealth) }
 
     public func addRoutes(to group: RouterGroup<HubRequestContext>) {
@@ -38,8 +42,7 @@ public struct LocalChainPlugin: RailPlugin {
         chains.addRoutes(to: group)
         TopUpController(context: context, service: service, chains: chains).addRoutes(to: group)
         ExplorerController(context: context).addRoutes(to: group)
-        JSONRPCEndpoint(methods: EthereumRPC(context: context, intake: intake, clientVersion: "hubd-localchain/1"), cors: configuration.rpcCORS)
-            .addRoutes(to: group)
+        rpcEndpoint.addRoutes(to: group)
     }
 
     public var services: [any Service] {
