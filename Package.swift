@@ -112,6 +112,21 @@ let package = Package(
             path: "Sources/Plugins/LocalChain",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "HubEVM",
+            dependencies: [
+                // The hub's own chain is reached through the kernel's HostedChainRegistry, never by
+                // importing the local chain rail (DESIGN §2).
+                "HubKernel",
+                "ChainKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/Plugins/EVM",
+            swiftSettings: swiftSettings
+        ),
 
         // The admin console: server-side Mustache templates and hand-written JS/CSS, versioned here.
         .target(
@@ -135,6 +150,7 @@ let package = Package(
                 "HubKernel",
                 "HubBLESessions",
                 "HubLocalChain",
+                "HubEVM",
                 "HubConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -300,6 +316,24 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HubEVMTests",
+            dependencies: [
+                "HubEVM",
+                // The default chain is the local chain's: the tests run both rails.
+                "HubLocalChain",
+                "HubKernel",
+                "ChainKit",
+                "HubServer",
+                "HubTestSupport",
+                "HubServerTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/HubEVMTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(

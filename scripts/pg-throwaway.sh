@@ -103,7 +103,8 @@ cmd_start() { # DIR PORT
     # Settings live in the config file (not pg_ctl -o) so any restart keeps them.
     # Only listen/auth settings and the connection limit: fsync and synchronous_commit stay at
     # their durable defaults. The test suite runs suites in parallel, each test with a database of
-    # its own (a writer and readers), which passes the default limit of 100 connections.
+    # its own (a writer, readers, a listener), which passed 500 connections once two rails ran
+    # together in one test hub; 1000 keeps a margin.
     local sockdir=${dir//\'/\'\'}
     as_pg tee -a "$dir/data/postgresql.conf" >/dev/null <<EOF
 
@@ -111,7 +112,7 @@ cmd_start() { # DIR PORT
 listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$sockdir'
-max_connections = 500
+max_connections = 1000
 EOF
     as_pg tee "$dir/data/pg_hba.conf" >/dev/null <<'EOF'
 # pg-throwaway.sh: trust local socket and loopback only.

@@ -1,0 +1,41 @@
+public import HubKernel
+public import Hummingbird
+import Logging
+public import ServiceLifecycle
+
+/// The EVM rail (`evm`, DESIGN §4.3): a marketplace and paid courses on any EVM chain, the hub's
+/// own chain by default. This first part holds its chains (``EVMConfiguration``), custodial
+/// accounts (``CustodialAccounts``) and Sign-In with Ethereum (``EthereumSignIn``).
+public struct EVMPlugin: RailPlugin {
+    public static let id = "evm"
+    public static let eventTypes = EVMEvents.all
+
+    let context: PluginContext
+    let chains: EVMChains
+    let accounts: CustodialAccounts
+
+    public init(context: PluginContext, config: PluginConfig) throws {
+        self.context = context
+        let configuration = try EVMConfiguration(config)
+        chains = EVMChains(configuration: configuration, hostedChains: context.hostedChains)
+        accounts = CustodialAccounts(context: context, keys: try CustodialKeys(secrets: context.secrets))
+        let defaultChain = try chains.settings(nil)
+        context.identity.wallets.schemes.register(EthereumSignIn(chainID: defaultChain.chainID))
+    }
+
+    public static var schema: [Migration] { EVMMigrations.all }
+
+    public func addRoutes(to group: RouterGroup<HubRequestContext>) {
+        AccountsController(chains: chains, accounts: accounts).addRoutes(to: group)
+    }
+
+    public var services: [any Service] { [ChainPreparation(chains: chains, logger: context.logger)] }
+
+    public func health() async -> PluginHealth {
+        let down = chains.all.filter { chains.status($0.id) != .ready && chains.status($0.id) != .starting }
+        guard down.isEmpty else {
+            return PluginHealth(.degraded, detail: down.map { "\($0.id): \(chains.status($0.id).detail ?? "unavailable")" }.joined(separator: "; "))
+        }
+        return .ok
+    }
+}
