@@ -3,7 +3,7 @@ import HubKernel
 /// The rail's tables (migration group `evm`). Final once released: a change is a new migration
 /// appended to the list.
 enum EVMMigrations {
-    static let all: [Migration] = [accounts]
+    static let all: [Migration] = [accounts, operations]
 
     /// Custodial accounts: one key per user and chain, sealed under the rail's data key (see
     /// ``CustodialKeys``); `sealed_key` opens only for this chain and address.
@@ -19,6 +19,62 @@ enum EVMMigrations {
                 PRIMARY KEY (chain, user_id)
             );
             CREATE UNIQUE INDEX evm_accounts_address ON evm_accounts (chain, address);
+            """
+        )
+    }
+
+    /// The transactions the rail sends (operations), the contracts it deployed and the items
+    /// minted through it. An operation is written before its transaction is sent (with the signed
+    /// bytes), so a crash between the two sends it on restart rather than losing it; one nonce per
+    /// sender and chain, held by a unique index.
+    static let operations = Migration("002_operations_contracts_items") { dialect in
+        dialect.ddl(
+            """
+            CREATE TABLE evm_operations (
+                id TEXT PRIMARY KEY,
+                chain TEXT NOT NULL,
+                user_id TEXT,
+                kind TEXT NOT NULL,
+                subject TEXT NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('pending', 'confirmed', 'failed')),
+                from_address TEXT NOT NULL,
+                nonce {bigint} NOT NULL,
+                tx_hash TEXT NOT NULL,
+                raw {bytes} NOT NULL,
+                details TEXT NOT NULL,
+                result TEXT,
+                error TEXT,
+                block_number {bigint},
+                created_at {bigint} NOT NULL,
+                updated_at {bigint} NOT NULL
+            );
+            CREATE UNIQUE INDEX evm_operations_nonce ON evm_operations (chain, from_address, nonce);
+            CREATE INDEX evm_operations_state ON evm_operations (state, created_at);
+            CREATE INDEX evm_operations_user ON evm_operations (user_id, created_at);
+            CREATE TABLE evm_contracts (
+                chain TEXT NOT NULL,
+                name TEXT NOT NULL,
+                address TEXT NOT NULL,
+                operation_id TEXT NOT NULL,
+                deployed_at {bigint} NOT NULL,
+                PRIMARY KEY (chain, name)
+            );
+            CREATE TABLE evm_items (
+                chain TEXT NOT NULL,
+                token_id {bigint} NOT NULL,
+                owner TEXT NOT NULL,
+                artist TEXT NOT NULL,
+                minted_by TEXT NOT NULL,
+                title TEXT NOT NULL,
+                description TEXT NOT NULL,
+                category TEXT NOT NULL,
+                uri TEXT NOT NULL,
+                operation_id TEXT NOT NULL,
+                created_at {bigint} NOT NULL,
+                PRIMARY KEY (chain, token_id)
+            );
+            CREATE INDEX evm_items_category ON evm_items (category, created_at);
+            CREATE INDEX evm_items_owner ON evm_items (owner, created_at);
             """
         )
     }

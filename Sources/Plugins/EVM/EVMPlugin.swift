@@ -4,8 +4,10 @@ import Logging
 public import ServiceLifecycle
 
 /// The EVM rail (`evm`, DESIGN §4.3): a marketplace and paid courses on any EVM chain, the hub's
-/// own chain by default. This first part holds its chains (``EVMConfiguration``), custodial
-/// accounts (``CustodialAccounts``) and Sign-In with Ethereum (``EthereumSignIn``).
+/// own chain by default: its chains (``EVMConfiguration``), custodial accounts
+/// (``CustodialAccounts``), Sign-In with Ethereum (``EthereumSignIn``), the transactions it sends
+/// (``TransactionSender``, ``OperationTracker``) and items minted through the hub's contracts
+/// (``MarketplaceContracts``, ``ItemsService``).
 public struct EVMPlugin: RailPlugin {
     public static let id = "evm"
     public static let eventTypes = EVMEvents.all
@@ -13,12 +15,21 @@ public struct EVMPlugin: RailPlugin {
     let context: PluginContext
     let chains: EVMChains
     let accounts: CustodialAccounts
+    let items: ItemsService
 
     public init(context: PluginContext, config: PluginConfig) throws {
         self.context = context
         let configuration = try EVMConfiguration(config)
         chains = EVMChains(configuration: configuration, hostedChains: context.hostedChains)
         accounts = CustodialAccounts(context: context, keys: try CustodialKeys(secrets: context.secrets))
+        let sender = TransactionSender(context: context, locks: SenderLocks())
+        items = ItemsService(
+            context: context,
+            chains: chains,
+            accounts: accounts,
+            contracts: MarketplaceContracts(context: context, sender: sender, deploying: SenderLocks()),
+            sender: sender
+        )
         let defaultChain = try chains.settings(nil)
         context.identity.wallets.schemes.register(EthereumSignIn(chainID: defaultChain.chainID))
     }
@@ -27,9 +38,12 @@ public struct EVMPlugin: RailPlugin {
 
     public func addRoutes(to group: RouterGroup<HubRequestContext>) {
         AccountsController(chains: chains, accounts: accounts).addRoutes(to: group)
+        ItemsController(items: items).addRoutes(to: group)
     }
 
-    public var services: [any Service] { [ChainPreparation(chains: chains, logger: context.logger)] }
+    public var services: [any Service] {
+        [ChainPreparation(chains: chains, logger: context.logger), OperationTracker(context: context, chains: chains)]
+    }
 
     public func health() async -> PluginHealth {
         let down = chains.all.filter { chains.status($0.id) != .ready && chains.status($0.id) != .starting }

@@ -1,0 +1,57 @@
+import HubKernel
+
+/// An item minted through the rail: its token on a chain, with the off-chain details the
+/// marketplace shows.
+struct Item: Sendable, Hashable, Encodable {
+    var chain: String
+    var tokenId: UInt64
+    /// The holder when minted (checksummed); the chain is the truth afterwards (provenance).
+    var owner: String
+    /// Who minted it: receives royalties on every sale.
+    var artist: String
+    var mintedBy: String
+    var title: String
+    var description: String
+    var category: String
+    var uri: String
+    var createdAt: String
+
+    static let columns: SQL = "chain, token_id, owner, artist, minted_by, title, description, category, uri, created_at"
+
+    init(
+        chain: String,
+        tokenId: UInt64,
+        owner: String,
+        artist: String,
+        mintedBy: String,
+        title: String,
+        description: String,
+        category: String,
+        uri: String,
+        createdAt: String
+    ) {
+        self.chain = chain
+        self.tokenId = tokenId
+        self.owner = owner
+        self.artist = artist
+        self.mintedBy = mintedBy
+        self.title = title
+        self.description = description
+        self.category = category
+        self.uri = uri
+        self.createdAt = createdAt
+    }
+
+    init(_ row: SQLRow) throws {
+        chain = try row.text("chain")
+        tokenId = UInt64(try row.int("token_id"))
+        owner = try row.text("owner")
+        artist = try row.text("artist")
+        mintedBy = try row.text("minted_by")
+        title = try row.text("title")
+        description = try row.text("description")
+        category = try row.text("category")
+        uri = try row.text("uri")
+        createdAt = try row.decode("created_at", as: LedgerTimestamp.self).description
+    }
+}

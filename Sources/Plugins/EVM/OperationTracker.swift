@@ -1,0 +1,177 @@
+import ChainKit
+import Foundation
+import HubKernel
+import Logging
+import ServiceLifecycle
+
+/// Follows the rail's pending operations to the end: a receipt with enough confirmations settles
+/// one (`confirmed` and its effects, such as the minted item, or `failed` when it reverted), all in
+/// one unit of work that only a still-pending operation passes, so instances tracking together
+/// apply each once. A transaction the node does not know (it restarted, a reorganisation dropped
+/// it, or the hub crashed before sending) is sent again from its stored bytes: the same signed
+/// transaction, so it can never be applied twice.
+struct OperationTracker: Service {
+    let context: PluginContext
+    let chains: EVMChains
+    var interval: Duration = .milliseconds(100)
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await trackOnce()
+                } catch is CancellationError {
+                    return
+                } catch {
+                    context.logger.info("evm operation tracking failed; retrying", metadata: ["error": "\(error)"])
+                }
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+
+    struct Pending: Sendable {
+        var id: String
+        var chain: String
+        var kind: String
+        var txHash: String
+        var raw: [UInt8]
+        var details: [String: String]
+    }
+
+    func trackOnce() async throws {
+        let pending = try await context.database.read { connection in
+            try connection.query(
+                "SELECT id, chain, kind, tx_hash, raw, details FROM evm_operations WHERE state = 'pending' ORDER BY created_at LIMIT 200"
+            ).map { row in
+                Pending(
+                    id: try row.text("id"),
+                    chain: try row.text("chain"),
+                    kind: try row.text("kind"),
+                    txHash: try row.text("tx_hash"),
+                    raw: try row.bytes("raw"),
+                    details: (try? JSONDecoder().decode([String: String].self, from: Data(try row.text("details").utf8))) ?? [:]
+                )
+            }
+        }
+        for operation in pending {
+            guard let chain = try? chains.settings(operation.chain), let client = try? chains.client(chain) else { continue }
+            try await track(operation, chain: chain, client: client)
+        }
+    }
+
+    private func track(_ operation: Pending, chain: EVMChainSettings, client: ChainClient) async throws {
+        let receipt = try await client.call("eth_getTransactionReceipt", [operation.txHash]) as? [String: Any]
+        guard let receipt else {
+            if try await client.call("eth_getTransactionByHash", [operation.txHash]) is NSNull {
+                _ = try? await client.call("eth_sendRawTransaction", [Hex.encode(operation.raw)])
+            }
+            return
+        }
+        guard let blockText = receipt["blockNumber"] as? String, let block = ChainClient.quantity(blockText) else { return }
+        if chain.confirmations > 0 {
+            let head = try await client.quantity("eth_blockNumber")
+            guard head >= block + UInt64(chain.confirmations) else { return }
+        }
+        let succeeded = (receipt["status"] as? String) == "0x1"
+        let effects = succeeded ? try Effects(operation: operation, receipt: receipt, chain: chain) : nil
+        try await context.write { unit in
+            let changed = try unit.connection.execute(
+                """
+                UPDATE evm_operations SET state = \(succeeded ? "confirmed" : "failed"), block_number = \(Int64(block)), \
+                result = \(effects?.resultJSON), error = \(succeeded ? nil : "reverted"), updated_at = \(unit.now) \
+                WHERE id = \(operation.id) AND state = 'pending'
+                """
+            )
+            guard changed == 1 else { return }
+            try effects?.apply(on: unit, operationID: operation.id)
+            if let settled = try Operation.find(operation.id, on: unit.connection) {
+                try unit.emit(
+                    succeeded ? EVMEvents.operationConfirmed : EVMEvents.operationFailed,
+                    subject: operation.id,
+                    data: EVMEvents.OperationData(operation: settled)
+                )
+            }
+        }
+    }
+
+    /// What a confirmed operation changes besides its own row.
+    enum Effects {
+        case deployed(name: String, address: EthereumAddress)
+        case minted(Item)
+        case none
+
+        static let mintedTopic = Hex.encode(ABI.eventTopic("Minted(uint256,address,string)"))
+
+        init(operation: Pending, receipt: [String: Any], chain: EVMChainSettings) throws {
+            switch operation.kind {
+            case "deploy":
+                guard let text = receipt["contractAddress"] as? String, let address = try? EthereumAddress(text) else {
+                    throw EVMError.invalid("receipt", "a deployment's receipt names no contract address")
+                }
+                self = .deployed(name: operation.details["name"] ?? "", address: address)
+            case "mint":
+                let logs = receipt["logs"] as? [[String: Any]] ?? []
+                guard let log = logs.first(where: { ($0["topics"] as? [String])?.first == Self.mintedTopic }),
+                    let topics = log["topics"] as? [String], topics.count == 3,
+                    let idWord = try? Hex.decode(topics[1], length: 32), idWord.prefix(24).allSatisfy({ $0 == 0 }),
+                    let artist = try? EthereumAddress(bytes: Array(try Hex.decode(topics[2]).suffix(20)))
+                else { throw EVMError.invalid("receipt", "a mint's receipt has no Minted log") }
+                self = .minted(
+                    Item(
+                        chain: chain.id,
+                        tokenId: idWord.suffix(8).reduce(0) { $0 << 8 | UInt64($1) },
+                        owner: operation.details["owner"] ?? artist.checksummed,
+                        artist: artist.checksummed,
+                        mintedBy: operation.details["user_id"] ?? "",
+                        title: operation.details["title"] ?? "",
+                        description: operation.details["description"] ?? "",
+                        category: operation.details["category"] ?? "",
+                        uri: operation.details["uri"] ?? "",
+                        createdAt: ""
+                    )
+                )
+            default:
+                self = .none
+            }
+        }
+
+        var resultJSON: String? {
+            switch self {
+            case .deployed(_, let address): #"{"address":"\#(address.checksummed)"}"#
+            case .minted(let item): #"{"token_id":"\#(item.tokenId)"}"#
+            case .none: nil
+            }
+        }
+
+        func apply(on unit: UnitOfWork, operationID: String) throws {
+            switch self {
+            case .deployed(let name, let address):
+                let chain = try unit.connection.queryFirst("SELECT chain FROM evm_operations WHERE id = \(operationID)")?.text("chain") ?? ""
+                try unit.connection.execute(
+                    """
+                    INSERT INTO evm_contracts (chain, name, address, operation_id, deployed_at) \
+                    VALUES (\(chain), \(name), \(address.checksummed), \(operationID), \(unit.now)) ON CONFLICT (chain, name) DO NOTHING
+                    """
+                )
+                try unit.emit(EVMEvents.contractDeployed, subject: "\(chain):\(name)", data: ["name": name, "address": address.checksummed])
+            case .minted(var item):
+                try unit.connection.execute(
+                    """
+                    INSERT INTO evm_items (chain, token_id, owner, artist, minted_by, title, description, category, uri, operation_id, created_at) \
+                    VALUES (\(item.chain), \(Int64(item.tokenId)), \(item.owner), \(item.artist), \(item.mintedBy), \(item.title), \
+                    \(item.description), \(item.category), \(item.uri), \(operationID), \(unit.now))
+                    """
+                )
+                item.createdAt = unit.now.description
+                try unit.emit(
+                    EVMEvents.itemMinted,
+                    subject: "\(item.chain):\(item.tokenId)",
+                    data: EVMEvents.ItemData(item: item, operationId: operationID)
+                )
+            case .none:
+                break
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import ChainKit
+import Foundation
+import HubKernel
+
+/// Signs and sends the rail's transactions: one at a time per sender and chain (an in-process
+/// lock; across instances the unique nonce index refuses a collision, which is retried), the
+/// operation written with its signed bytes before the node sees them, so a crash in between
+/// sends it on restart (``OperationTracker``) and nothing is lost or sent twice.
+///
+/// A call the chain would revert is refused before anything is signed: `eth_estimateGas`
+/// answers the revert, which becomes `call_reverted` with the contract's reason.
+struct TransactionSender: Sendable {
+    let context: PluginContext
+    let locks: SenderLocks
+
+    struct Request: Sendable {
+        var chain: EVMChainSettings
+        var client: ChainClient
+        var userID: UserID?
+        var kind: String
+        var subject: String
+        /// What the tracker needs when the transaction is final (JSON object of strings).
+        var details: [String: String] = [:]
+        var to: EthereumAddress?
+        var value: UInt256 = .zero
+        var data: [UInt8]
+    }
+
+    func send(_ request: Request, privateKey: [UInt8], from sender: EthereumAddress) async throws -> Operation {
+        try await locks.withLock("\(request.chain.id):\(sender.checksummed)") {
+            for attempt in 0..<3 {
+                do {
+                    return try await sendLocked(request, privateKey: privateKey, from: sender)
+                } catch let error as DatabaseError where attempt < 2 && error.kind == .constraint {
+                    continue  // another instance took that nonce: the next read sees it
+                }
+            }
+            throw EVMError(kind: .unavailable, errorCode: "nonce_contention", message: "Could not get a nonce for \(sender.checksummed); retry.")
+        }
+    }
+
+    private func sendLocked(_ request: Request, privateKey: [UInt8], from sender: EthereumAddress) async throws -> Operation {
+        let client = request.client
+        let chainNonce = try await client.quantity("eth_getTransactionCount", [sender.checksummed, "pending"])
+        let chainID = request.chain.id
+        let knownNonce = try await context.database.read { connection in
+            try connection.queryFirst(
+                "SELECT max(nonce) AS n FROM evm_operations WHERE chain = \(chainID) AND from_address = \(sender.checksummed) AND (error IS NULL OR error NOT LIKE 'refused:%')"
+            )?.optionalInt("n")
+        }
+        let nonce = max(chainNonce, knownNonce.map { UInt64($0) + 1 } ?? 0)
+        var call: [String: Any] = ["from": sender.checksummed, "data": Hex.encode(request.data), "value": Self.quantity(request.value)]
+        if let to = request.to { call["to"] = to.checksummed }
+        let estimate: UInt64
+        do {
+            estimate = try await client.quantity("eth_estimateGas", [call])
+        } catch let error as EVMError where error.errorCode == "node_error" {
+            throw EVMError(kind: .refused, errorCode: "call_reverted", message: "The chain refuses this call: \(error.message)")
+        }
+        let gasPrice = try await client.quantity("eth_gasPrice")
+        let transaction = EthereumTransaction(
+            envelope: .legacy,
+            chainID: request.chain.chainID,
+            nonce: nonce,
+            gasPrice: UInt256(gasPrice),
+            gasLimit: estimate + estimate / 5 + 10_000,
+            to: request.to,
+            value: request.value,
+            data: request.data
+        )
+        let signed = try transaction.signed(privateKey: privateKey)
+        let id = UUID().uuidString.lowercased()
+        let details = String(decoding: try JSONEncoder().encode(request.details), as: UTF8.self)
+        let hash = Hex.encode(signed.hash)
+        let raw = signed.raw
+        let operation = try await context.write { unit in
+            try unit.connection.execute(
+                """
+                INSERT INTO evm_operations (id, chain, user_id, kind, subject, state, from_address, nonce, tx_hash, raw, details, created_at, updated_at) \
+                VALUES (\(id), \(chainID), \(request.userID?.description), \(request.kind), \(request.subject), 'pending', \(sender.checksummed), \
+                \(Int64(nonce)), \(hash), \(raw), \(details), \(unit.now), \(unit.now))
+                """
+            )
+            guard let operation = try Operation.find(id, on: unit.connection) else { throw EVMError.invalid("operation", "not stored") }
+            try unit.emit(EVMEvents.operationSubmitted, subject: id, data: EVMEvents.OperationData(operation: operation))
+            return operation
+        }
+        do {
+            _ = try await client.call("eth_sendRawTransaction", [Hex.encode(raw)])
+        } catch let error as EVMError where error.errorCode == "node_error" && !error.message.contains("already known") {
+            _ = try await context.write { unit in
+                try unit.connection.execute(
+                    "UPDATE evm_operations SET state = 'failed', error = \("refused: " + error.message), updated_at = \(unit.now) WHERE id = \(id)"
+                )
+            }
+            throw error
+        }
+        // A node that cannot be reached leaves the operation pending: the tracker sends it again.
+        return operation
+    }
+
+    static func quantity(_ value: UInt256) -> String {
+        let hex = Hex.encode(value.minimalBigEndianBytes, prefix: false).drop { $0 == "0" }
+        return "0x" + (hex.isEmpty ? "0" : String(hex))
+    }
+}
+
+/// One lock per key, in process: the rail's sends from one account never race for a nonce.
+actor SenderLocks {
+    private var held: Set<String> = []
+    private var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
+
+    func withLock<T: Sendable>(_ key: String, _ body: @Sendable () async throws -> T) async throws -> T {
+        while held.contains(key) {
+            await withCheckedContinuation { waiters[key, default: []].append($0) }
+        }
+        held.insert(key)
+        defer {
+            held.remove(key)
+            if var queue = waiters[key], !queue.isEmpty {
+                queue.removeFirst().resume()
+                waiters[key] = queue.isEmpty ? nil : queue
+            }
+        }
+        return try await body()
+    }
+}
