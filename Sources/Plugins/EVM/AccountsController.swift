@@ -1,3 +1,4 @@
+import ChainKit
 import Foundation
 import HubKernel
 import Hummingbird
@@ -7,6 +8,7 @@ import Hummingbird
 struct AccountsController: Sendable {
     let chains: EVMChains
     let accounts: CustodialAccounts
+    let contracts: MarketplaceContracts
 
     func addRoutes(to group: RouterGroup<HubRequestContext>) {
         group.get("chains", use: listChains)
@@ -25,25 +27,33 @@ struct AccountsController: Sendable {
         var symbol: String
         var decimals: UInt8
         var isDefault: Bool
+        /// The account that deploys the rail's contracts and receives the platform's fees: on an
+        /// external chain the operator funds it for gas.
+        var platformAddress: String
         var status: String
         var detail: String?
     }
 
     @Sendable func listChains(_ request: Request, context: HubRequestContext) async throws -> Response {
         _ = try context.requireScope(.ledgerRead)
-        let list = chains.all.map { chain in
+        var list: [ChainRepresentation] = []
+        for chain in chains.all {
             let status = chains.status(chain.id)
-            return ChainRepresentation(
-                id: chain.id,
-                chainId: chain.chainID,
-                endpoint: chain.endpoint == .hosted ? "hub" : "http",
-                confirmations: chain.confirmations,
-                nativeAsset: chain.nativeAsset,
-                symbol: chain.symbol,
-                decimals: chain.decimals,
-                isDefault: chain.id == chains.configuration.defaultChain,
-                status: status.name,
-                detail: status.detail
+            let platform = try await contracts.platformKey(chain).address
+            list.append(
+                ChainRepresentation(
+                    id: chain.id,
+                    chainId: chain.chainID,
+                    endpoint: chain.endpoint == .hosted ? "hub" : "http",
+                    confirmations: chain.confirmations,
+                    nativeAsset: chain.nativeAsset,
+                    symbol: chain.symbol,
+                    decimals: chain.decimals,
+                    isDefault: chain.id == chains.configuration.defaultChain,
+                    platformAddress: platform.checksummed,
+                    status: status.name,
+                    detail: status.detail
+                )
             )
         }
         return try context.json(["data": list])

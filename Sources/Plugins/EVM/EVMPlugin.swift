@@ -16,6 +16,7 @@ public struct EVMPlugin: RailPlugin {
     let chains: EVMChains
     let accounts: CustodialAccounts
     let items: ItemsService
+    let contracts: MarketplaceContracts
 
     public init(context: PluginContext, config: PluginConfig) throws {
         self.context = context
@@ -23,13 +24,8 @@ public struct EVMPlugin: RailPlugin {
         chains = EVMChains(configuration: configuration, hostedChains: context.hostedChains)
         accounts = CustodialAccounts(context: context, keys: try CustodialKeys(secrets: context.secrets))
         let sender = TransactionSender(context: context, locks: SenderLocks())
-        items = ItemsService(
-            context: context,
-            chains: chains,
-            accounts: accounts,
-            contracts: MarketplaceContracts(context: context, sender: sender, deploying: SenderLocks()),
-            sender: sender
-        )
+        contracts = MarketplaceContracts(context: context, sender: sender, deploying: SenderLocks())
+        items = ItemsService(context: context, chains: chains, accounts: accounts, contracts: contracts, sender: sender)
         let defaultChain = try chains.settings(nil)
         context.identity.wallets.schemes.register(EthereumSignIn(chainID: defaultChain.chainID))
     }
@@ -37,7 +33,7 @@ public struct EVMPlugin: RailPlugin {
     public static var schema: [Migration] { EVMMigrations.all }
 
     public func addRoutes(to group: RouterGroup<HubRequestContext>) {
-        AccountsController(chains: chains, accounts: accounts).addRoutes(to: group)
+        AccountsController(chains: chains, accounts: accounts, contracts: contracts).addRoutes(to: group)
         ItemsController(items: items).addRoutes(to: group)
     }
 

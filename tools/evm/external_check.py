@@ -1,0 +1,156 @@
+"""The EVM rail on an external chain: a live hubd whose `evm` rail is configured with the EVM test
+node (tools/evmnode, py-evm standing in for geth/Kaia) as chain `testnode`, driven over REST, with
+the node driven over its own JSON-RPC (web3.py/eth-account pinned with the node's tools).
+
+  python external_check.py HUB_BASE TOKEN NODE_URL
+
+Checks, each printed as `ok …` or `FAIL …` (exit status 1 on any failure):
+- the chain is ready and names a platform account; funded from the node's accounts, the first mint
+  deploys the contracts there and confirms only after the configured 2 confirmations;
+- a mint whose block a reorganisation drops is sent again and confirmed once: one token, the same
+  transaction hash, one nonce;
+- while the node is down a mint is refused with 503 chain_unavailable and nothing is recorded;
+  when it is back, mints work again.
+"""
+
+import json
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+from eth_account import Account
+
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+failures = 0
+
+
+def call(url, method, params=None):
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []}).encode()
+    request = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json"})
+    with OPENER.open(request, timeout=30) as response:
+        answer = json.loads(response.read())
+    if "error" in answer:
+        raise RuntimeError(f"{method}: {answer['error']}")
+    return answer["result"]
+
+
+def hub(base, token, method, path, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    headers = {"Authorization": f"Bearer {token}"}
+    if data is not None:
+        headers["Content-Type"] = "application/json"
+    request = urllib.request.Request(base + "/v1/rails/evm" + path, data=data, method=method, headers=headers)
+    try:
+        with OPENER.open(request, timeout=60) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def check(condition, what):
+    global failures
+    print(("ok   " if condition else "FAIL ") + what, flush=True)
+    if not condition:
+        failures += 1
+
+
+def wait(predicate, seconds=30, step=0.1):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return None
+
+
+def fund(node, address, wei):
+    """Sends `wei` from the key the node funded at genesis (`--fund`, see evm-external-test.sh)."""
+    key = "0x" + "11" * 32
+    source = Account.from_key(key)
+    nonce = int(call(node, "eth_getTransactionCount", [source.address, "pending"]), 16)
+    transaction = {"chainId": 31337, "nonce": nonce, "gas": 21000, "gasPrice": int(call(node, "eth_gasPrice"), 16) * 2, "to": address, "value": wei}
+    raw = Account.sign_transaction(transaction, key).raw_transaction.hex()
+    call(node, "eth_sendRawTransaction", ["0x" + raw.removeprefix("0x")])
+
+
+def operation(base, token, operation_id):
+    return hub(base, token, "GET", f"/operations/{operation_id}")[1]
+
+
+def main(base, token, node):
+    chains = wait(lambda: [c for c in hub(base, token, "GET", "/chains")[1]["data"] if c["id"] == "testnode" and c["status"] == "ready"])
+    check(bool(chains), "the external chain is ready (its node reports chain id 31337)")
+    if not chains:
+        sys.exit(1)
+    platform = chains[0]["platform_address"]
+    status, account = hub(base, token, "POST", "/accounts", {"chain": "testnode"})
+    check(status == 201, f"a custodial account opens on the external chain ({status})")
+    fund(node, platform, 10**19)
+    fund(node, account["address"], 10**18)
+
+    # The test node mines only when a transaction arrives; a real chain keeps making blocks, which
+    # the contracts' deployment (2 confirmations) waits for: a miner thread plays that part.
+    mining = threading.Event()
+    mining.set()
+
+    def miner():
+        while mining.is_set():
+            call(node, "evm_mine")
+            time.sleep(0.3)
+
+    thread = threading.Thread(target=miner, daemon=True)
+    thread.start()
+    status, first = hub(base, token, "POST", "/items", {"chain": "testnode", "title": "External vase", "category": "ceramics"})
+    mining.clear()
+    thread.join()
+    check(status == 202, f"the first mint is sent after deploying the contracts ({status} {first.get('state') or first})")
+    included = wait(lambda: call(node, "eth_getTransactionReceipt", [first["tx_hash"]]))
+    check(bool(included), "the node includes the mint")
+    head = int(call(node, "eth_blockNumber"), 16)
+    if head - int(included["blockNumber"], 16) < 2:
+        time.sleep(1.0)
+        check(operation(base, token, first["id"])["state"] == "pending", "with fewer than 2 confirmations it stays pending")
+    call(node, "evm_mine", [{"blocks": 2}])
+    settled = wait(lambda: operation(base, token, first["id"])["state"] != "pending" and operation(base, token, first["id"]))
+    check(bool(settled) and settled["state"] == "confirmed" and settled["result"] == {"token_id": "1"}, f"after 2 blocks it is confirmed ({settled and settled['state']})")
+
+    # A reorganisation drops the next mint's block: the hub sends the same transaction again.
+    call(node, "evm_setAutomine", [False])
+    snapshot = call(node, "evm_snapshot")
+    status, second = hub(base, token, "POST", "/items", {"chain": "testnode", "title": "Reorged vase", "category": "ceramics"})
+    check(status == 202, f"a second mint is sent ({status})")
+    call(node, "evm_mine")
+    check(bool(call(node, "eth_getTransactionReceipt", [second["tx_hash"]])), "it is mined in a block")
+    call(node, "evm_revert", [snapshot])
+    check(call(node, "eth_getTransactionReceipt", [second["tx_hash"]]) is None, "a reorganisation drops that block")
+    resent = wait(lambda: call(node, "eth_getTransactionByHash", [second["tx_hash"]]))
+    check(bool(resent), "the hub sends the same signed transaction again")
+    call(node, "evm_mine", [{"blocks": 3}])
+    call(node, "evm_setAutomine", [True])
+    settled = wait(lambda: operation(base, token, second["id"])["state"] != "pending" and operation(base, token, second["id"]))
+    check(bool(settled) and settled["state"] == "confirmed" and settled["result"] == {"token_id": "2"}, f"and confirms it once, as token 2 ({settled and settled['state']})")
+    status, item = hub(base, token, "GET", "/items/testnode/2")
+    check(status == 200 and [p["tx_hash"] for p in item["provenance"]] == [second["tx_hash"]], "its provenance is that one transaction")
+    status, listed = hub(base, token, "GET", "/items?category=ceramics")
+    check(len([i for i in listed["data"] if i["chain"] == "testnode"]) == 2, "two items exist on the external chain, not three")
+
+    # The node goes down: refused, nothing recorded; back up: mints again.
+    call(node, "testnode_setDown", [4])
+    status, refused = hub(base, token, "POST", "/items", {"chain": "testnode", "title": "Offline vase", "category": "ceramics"})
+    check(status == 503 and refused.get("code") == "chain_unavailable", f"with the node down a mint is refused ({status} {refused.get('code')})")
+    time.sleep(4.5)
+    status, third = hub(base, token, "POST", "/items", {"chain": "testnode", "title": "Back again", "category": "ceramics"})
+    check(status == 202 and third["nonce"] == second["nonce"] + 1, f"when it is back a mint takes the next nonce ({status})")
+    call(node, "evm_mine", [{"blocks": 2}])
+    settled = wait(lambda: operation(base, token, third["id"])["state"] != "pending" and operation(base, token, third["id"]))
+    check(bool(settled) and settled["result"] == {"token_id": "3"}, "and confirms as token 3")
+
+    print(f"{failures} failed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], sys.argv[3])
