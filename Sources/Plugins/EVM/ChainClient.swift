@@ -1,3 +1,4 @@
+import ChainKit
 import Foundation
 import HubKernel
 
@@ -42,6 +43,16 @@ struct ChainClient: Sendable {
             throw EVMError.chainUnavailable(chain, "\(method) did not answer a hex quantity")
         }
         return value
+    }
+
+    /// `eth_call` at the latest block: the returned bytes.
+    func ethCall(to contract: EthereumAddress, data: [UInt8], from: EthereumAddress? = nil) async throws -> [UInt8] {
+        var call: [String: Any] = ["to": contract.checksummed, "data": Hex.encode(data)]
+        if let from { call["from"] = from.checksummed }
+        guard let text = try await self.call("eth_call", [call, "latest"]) as? String, let bytes = try? Hex.decode(text) else {
+            throw EVMError.chainUnavailable(chain, "eth_call did not answer hex data")
+        }
+        return bytes
     }
 
     static func quantity(_ text: String) -> UInt64? {

@@ -10,8 +10,33 @@ enum EVMEvents {
     static let operationFailed = "evm.operation.failed"
     static let contractDeployed = "evm.contract.deployed"
     static let itemMinted = "evm.item.minted"
+    static let listingCreated = "evm.listing.created"
+    static let listingPurchased = "evm.listing.purchased"
+    static let listingTransferred = "evm.listing.transferred"
+    static let listingCancelled = "evm.listing.cancelled"
+    static let listingRefunded = "evm.listing.refunded"
+    static let listingEnded = "evm.listing.ended"
+    static let bidPlaced = "evm.bid.placed"
+    static let saleCompleted = "evm.sale.completed"
 
-    static let all = [accountCreated, accountExported, operationSubmitted, operationConfirmed, operationFailed, contractDeployed, itemMinted]
+    static let all = [
+        accountCreated, accountExported, operationSubmitted, operationConfirmed, operationFailed, contractDeployed, itemMinted,
+        listingCreated, listingPurchased, listingTransferred, listingCancelled, listingRefunded, listingEnded, bidPlaced, saleCompleted,
+    ]
+
+    /// The event of a confirmed action on a listing; a sale's completion adds ``saleCompleted``.
+    static func listingEvent(action: String) -> String? {
+        switch action {
+        case "create": listingCreated
+        case "purchase": listingPurchased
+        case "transfer": listingTransferred
+        case "cancel", "abort": listingCancelled
+        case "refund": listingRefunded
+        case "end": listingEnded
+        case "bid": bidPlaced
+        default: nil  // buy, confirm: the sale's completion says it
+        }
+    }
 
     struct AccountData: Encodable {
         var account: CustodialAccount
@@ -21,6 +46,11 @@ enum EVMEvents {
 
     struct OperationData: Encodable {
         var operation: Operation
+    }
+
+    struct ListingData: Encodable {
+        var listing: Listing
+        var operationId: String
     }
 
     struct ItemData: Encodable {

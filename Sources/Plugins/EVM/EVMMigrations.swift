@@ -3,7 +3,7 @@ import HubKernel
 /// The rail's tables (migration group `evm`). Final once released: a change is a new migration
 /// appended to the list.
 enum EVMMigrations {
-    static let all: [Migration] = [accounts, operations]
+    static let all: [Migration] = [accounts, operations, listings]
 
     /// Custodial accounts: one key per user and chain, sealed under the rail's data key (see
     /// ``CustodialKeys``); `sealed_key` opens only for this chain and address.
@@ -75,6 +75,33 @@ enum EVMMigrations {
             );
             CREATE INDEX evm_items_category ON evm_items (category, created_at);
             CREATE INDEX evm_items_owner ON evm_items (owner, created_at);
+            """
+        )
+    }
+
+    /// Listings as the marketplace contract last said (read back after each confirmed operation
+    /// on them): the chain is the truth, this is its index for lists and reviews. Amounts are
+    /// decimal text of the chain's smallest unit (up to 2^256 − 1).
+    static let listings = Migration("003_listings") { dialect in
+        dialect.ddl(
+            """
+            CREATE TABLE evm_listings (
+                chain TEXT NOT NULL,
+                listing_id {bigint} NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('escrow', 'auction', 'sale')),
+                state TEXT NOT NULL,
+                seller TEXT NOT NULL,
+                buyer TEXT,
+                token_id {bigint} NOT NULL,
+                price TEXT NOT NULL,
+                highest_bid TEXT NOT NULL,
+                deadline {bigint} NOT NULL,
+                created_at {bigint} NOT NULL,
+                updated_at {bigint} NOT NULL,
+                PRIMARY KEY (chain, listing_id)
+            );
+            CREATE INDEX evm_listings_state ON evm_listings (state, updated_at);
+            CREATE INDEX evm_listings_token ON evm_listings (chain, token_id);
             """
         )
     }

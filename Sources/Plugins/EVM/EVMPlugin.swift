@@ -16,6 +16,7 @@ public struct EVMPlugin: RailPlugin {
     let chains: EVMChains
     let accounts: CustodialAccounts
     let items: ItemsService
+    let listings: ListingsService
     let contracts: MarketplaceContracts
 
     public init(context: PluginContext, config: PluginConfig) throws {
@@ -26,6 +27,7 @@ public struct EVMPlugin: RailPlugin {
         let sender = TransactionSender(context: context, locks: SenderLocks())
         contracts = MarketplaceContracts(context: context, sender: sender, deploying: SenderLocks())
         items = ItemsService(context: context, chains: chains, accounts: accounts, contracts: contracts, sender: sender)
+        listings = ListingsService(context: context, chains: chains, accounts: accounts, contracts: contracts, sender: sender)
         let defaultChain = try chains.settings(nil)
         context.identity.wallets.schemes.register(EthereumSignIn(chainID: defaultChain.chainID))
     }
@@ -35,6 +37,7 @@ public struct EVMPlugin: RailPlugin {
     public func addRoutes(to group: RouterGroup<HubRequestContext>) {
         AccountsController(chains: chains, accounts: accounts, contracts: contracts).addRoutes(to: group)
         ItemsController(items: items).addRoutes(to: group)
+        ListingsController(listings: listings, accounts: accounts, chains: chains).addRoutes(to: group)
     }
 
     public var services: [any Service] {

@@ -74,7 +74,7 @@ struct OperationTracker: Service {
             guard head >= block + UInt64(chain.confirmations) else { return }
         }
         let succeeded = (receipt["status"] as? String) == "0x1"
-        let effects = succeeded ? try Effects(operation: operation, receipt: receipt, chain: chain) : nil
+        let effects = succeeded ? try await Effects.read(operation: operation, receipt: receipt, chain: chain, client: client) : nil
         try await context.write { unit in
             let changed = try unit.connection.execute(
                 """
@@ -99,9 +99,49 @@ struct OperationTracker: Service {
     enum Effects {
         case deployed(name: String, address: EthereumAddress)
         case minted(Item)
+        /// A listing as the chain says after the operation, the token's owner now, and what was done.
+        case listing(Listing, owner: String, action: String)
         case none
 
         static let mintedTopic = Hex.encode(ABI.eventTopic("Minted(uint256,address,string)"))
+
+        /// Reads what a confirmed operation produced: from its receipt, and for a listing from the
+        /// chain (the listing and the token's owner at the latest block).
+        static func read(operation: Pending, receipt: [String: Any], chain: EVMChainSettings, client: ChainClient) async throws -> Effects {
+            guard operation.kind.hasPrefix("listing.") else { return try Effects(operation: operation, receipt: receipt, chain: chain) }
+            let action = String(operation.kind.dropFirst("listing.".count))
+            let logs = receipt["logs"] as? [[String: Any]] ?? []
+            guard let marketText = receipt["to"] as? String, let market = try? EthereumAddress(marketText) else {
+                throw EVMError.invalid("receipt", "a listing operation's receipt names no contract")
+            }
+            var listingID = operation.details["listing_id"].flatMap { UInt64($0) }
+            if listingID == nil,
+                let log = logs.first(where: {
+                    ($0["address"] as? String)?.lowercased() == market.description && (($0["topics"] as? [String])?.count ?? 0) >= 2
+                }),
+                let topic = (log["topics"] as? [String])?[1], let word = try? Hex.decode(topic, length: 32), word.prefix(24).allSatisfy({ $0 == 0 })
+            {
+                listingID = word.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }
+            }
+            guard let listingID else { throw EVMError.invalid("receipt", "a new listing's receipt names no listing id") }
+            let returned = try await client.ethCall(
+                to: market,
+                data: try ABI.calldata("listing(uint256)", types: [.uint(bits: 256)], values: [.uint(UInt256(listingID))])
+            )
+            let listing = try Listing(chain: chain.id, listingID: listingID, returned: returned)
+            let tokenAddress = try await client.ethCall(to: market, data: try ABI.calldata("token()", types: [], values: []))
+            guard case .address(let token) = try ABI.decode([.address], tokenAddress).first else {
+                throw EVMError.chainUnavailable(chain.id, "the marketplace names no token")
+            }
+            let ownerWord = try await client.ethCall(
+                to: token,
+                data: try ABI.calldata("ownerOf(uint256)", types: [.uint(bits: 256)], values: [.uint(UInt256(listing.tokenId))])
+            )
+            guard case .address(let owner) = try ABI.decode([.address], ownerWord).first else {
+                throw EVMError.chainUnavailable(chain.id, "ownerOf did not answer an address")
+            }
+            return .listing(listing, owner: owner.checksummed, action: action)
+        }
 
         init(operation: Pending, receipt: [String: Any], chain: EVMChainSettings) throws {
             switch operation.kind {
@@ -140,6 +180,7 @@ struct OperationTracker: Service {
             switch self {
             case .deployed(_, let address): #"{"address":"\#(address.checksummed)"}"#
             case .minted(let item): #"{"token_id":"\#(item.tokenId)"}"#
+            case .listing(let listing, _, _): #"{"listing_id":"\#(listing.listingId)","state":"\#(listing.state)"}"#
             case .none: nil
             }
         }
@@ -169,6 +210,25 @@ struct OperationTracker: Service {
                     subject: "\(item.chain):\(item.tokenId)",
                     data: EVMEvents.ItemData(item: item, operationId: operationID)
                 )
+            case .listing(let listing, let owner, let action):
+                try unit.connection.execute(
+                    """
+                    INSERT INTO evm_listings (chain, listing_id, kind, state, seller, buyer, token_id, price, highest_bid, deadline, created_at, updated_at) \
+                    VALUES (\(listing.chain), \(Int64(listing.listingId)), \(listing.kind.rawValue), \(listing.state), \(listing.seller), \(listing.buyer), \
+                    \(Int64(listing.tokenId)), \(listing.price), \(listing.highestBid), \(Int64(listing.deadline)), \(unit.now), \(unit.now)) \
+                    ON CONFLICT (chain, listing_id) DO UPDATE SET state = excluded.state, buyer = excluded.buyer, price = excluded.price, \
+                    highest_bid = excluded.highest_bid, deadline = excluded.deadline, updated_at = excluded.updated_at
+                    """
+                )
+                try unit.connection.execute(
+                    "UPDATE evm_items SET owner = \(owner) WHERE chain = \(listing.chain) AND token_id = \(Int64(listing.tokenId))"
+                )
+                var stored = listing
+                stored.updatedAt = unit.now.description
+                let data = EVMEvents.ListingData(listing: stored, operationId: operationID)
+                let subject = "\(listing.chain):\(listing.listingId)"
+                if let type = EVMEvents.listingEvent(action: action) { try unit.emit(type, subject: subject, data: data) }
+                if listing.state == "completed" { try unit.emit(EVMEvents.saleCompleted, subject: subject, data: data) }
             case .none:
                 break
             }
