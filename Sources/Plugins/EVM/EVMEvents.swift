@@ -18,10 +18,14 @@ enum EVMEvents {
     static let listingEnded = "evm.listing.ended"
     static let bidPlaced = "evm.bid.placed"
     static let saleCompleted = "evm.sale.completed"
+    static let reviewCreated = "evm.review.created"
+    static let chatMessage = "evm.chat.message"
+    static let chatRead = "evm.chat.read"
 
     static let all = [
         accountCreated, accountExported, operationSubmitted, operationConfirmed, operationFailed, contractDeployed, itemMinted,
         listingCreated, listingPurchased, listingTransferred, listingCancelled, listingRefunded, listingEnded, bidPlaced, saleCompleted,
+        reviewCreated, chatMessage, chatRead,
     ]
 
     /// The event of a confirmed action on a listing; a sale's completion adds ``saleCompleted``.

@@ -1,9 +1,10 @@
+import Foundation
 import HubKernel
 
 /// The rail's tables (migration group `evm`). Final once released: a change is a new migration
 /// appended to the list.
 enum EVMMigrations {
-    static let all: [Migration] = [accounts, operations, listings]
+    static let all: [Migration] = [accounts, operations, listings, reviewsAndChat]
 
     /// Custodial accounts: one key per user and chain, sealed under the rail's data key (see
     /// ``CustodialKeys``); `sealed_key` opens only for this chain and address.
@@ -104,5 +105,42 @@ enum EVMMigrations {
             CREATE INDEX evm_listings_token ON evm_listings (chain, token_id);
             """
         )
+    }
+
+    /// Reviews of a completed sale's parties (one per party per sale) and chat on a listing
+    /// between its seller and each prospective buyer (a thread per buyer).
+    static let reviewsAndChat = Migration("004_reviews_chat") { dialect in
+        let serial =
+            switch dialect {
+            case .sqlite: "INTEGER PRIMARY KEY"
+            case .postgres: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+            }
+        let template = """
+            CREATE TABLE evm_reviews (
+                chain TEXT NOT NULL,
+                listing_id {bigint} NOT NULL,
+                reviewer_id TEXT NOT NULL,
+                reviewer_address TEXT NOT NULL,
+                reviewee_address TEXT NOT NULL,
+                role TEXT NOT NULL CHECK (role IN ('buyer', 'seller')),
+                rating {bigint} NOT NULL CHECK (rating BETWEEN 1 AND 5),
+                text TEXT NOT NULL,
+                created_at {bigint} NOT NULL,
+                PRIMARY KEY (chain, listing_id, reviewer_address)
+            );
+            CREATE INDEX evm_reviews_reviewee ON evm_reviews (reviewee_address, created_at);
+            CREATE TABLE evm_messages (
+                seq {serial},
+                chain TEXT NOT NULL,
+                listing_id {bigint} NOT NULL,
+                buyer_id TEXT NOT NULL,
+                sender_id TEXT NOT NULL,
+                text TEXT NOT NULL,
+                created_at {bigint} NOT NULL,
+                read_at {bigint}
+            );
+            CREATE INDEX evm_messages_thread ON evm_messages (chain, listing_id, buyer_id, seq);
+            """
+        return dialect.ddl(template.replacingOccurrences(of: "{serial}", with: serial))
     }
 }

@@ -38,6 +38,10 @@ public struct EVMPlugin: RailPlugin {
         AccountsController(chains: chains, accounts: accounts, contracts: contracts).addRoutes(to: group)
         ItemsController(items: items).addRoutes(to: group)
         ListingsController(listings: listings, accounts: accounts, chains: chains).addRoutes(to: group)
+        ReviewsChatController(
+            reviews: ReviewsService(context: context, listings: listings),
+            chat: ChatService(context: context, listings: listings)
+        ).addRoutes(to: group)
     }
 
     public var services: [any Service] {
