@@ -57,8 +57,14 @@ struct ItemMintTests {
             #expect(provenance.first?["to"] as? String == alice)
             #expect(provenance.first?["tx_hash"] as? String == done["tx_hash"] as? String)
 
-            // Someone else's operation is not theirs to see.
+            // Someone else's operation is not theirs to see; an admin sees every one (the platform's
+            // deployment has no user).
             #expect(try await client.evm(.get, "/operations/\(id)", as: "bob").status == .notFound)
+            let mine = try #require(try await client.evm(.get, "/operations", as: "alice").object["data"] as? [[String: Any]])
+            #expect(mine.map { $0["id"] as? String } == [id])
+            #expect(try #require(try await client.evm(.get, "/operations", as: "bob").object["data"] as? [[String: Any]]).isEmpty)
+            let all = try await client.execute(uri: "/v1/rails/evm/operations", method: .get, headers: bearer("root", "admin"))
+            #expect((all.object["data"] as? [[String: Any]])?.count == 2)
             let listed = try #require(try await client.evm(.get, "/items?category=ceramics", as: "bob").object["data"] as? [[String: Any]])
             #expect(listed.count == 1)
             #expect(try #require(try await client.evm(.get, "/items?category=paintings", as: "bob").object["data"] as? [[String: Any]]).isEmpty)

@@ -48,6 +48,76 @@ public struct EVMPlugin: RailPlugin {
         [ChainPreparation(chains: chains, logger: context.logger), OperationTracker(context: context, chains: chains)]
     }
 
+    public var adminPanel: AdminPanel? {
+        AdminPanel(
+            title: "EVM marketplace",
+            summary:
+                "Items minted through the hub's contracts, their listings (escrow, auction, direct sale) and the transactions the rail sent, on each configured chain.",
+            links: [AdminPanel.Link(title: "Chains (JSON)", path: "/chains")],
+            lists: [
+                AdminPanel.List(
+                    id: "chains",
+                    title: "Chains",
+                    path: "/chains",
+                    columns: [
+                        .init("id", title: "Chain"), .init("chain_id", title: "Chain id"), .init("endpoint", title: "Endpoint"),
+                        .init("confirmations", title: "Confirmations"), .init("status", title: "Status", kind: .status),
+                        .init("platform_address", title: "Platform account"),
+                    ]
+                ),
+                AdminPanel.List(
+                    id: "items",
+                    title: "Items",
+                    path: "/items",
+                    columns: [
+                        .init("token_id", title: "Token", kind: .link), .init("chain", title: "Chain"), .init("title", title: "Title"),
+                        .init("category", title: "Category"), .init("owner", title: "Owner"), .init("created_at", title: "Minted", kind: .time),
+                    ],
+                    detail: AdminPanel.Detail(
+                        path: "/items/{chain}/{token_id}",
+                        fields: [
+                            .init("item.title", title: "Title"), .init("item.description", title: "Description"),
+                            .init("item.artist", title: "Artist"), .init("item.owner", title: "Owner"), .init("item.uri", title: "Metadata URI"),
+                        ]
+                    )
+                ),
+                AdminPanel.List(
+                    id: "listings",
+                    title: "Listings",
+                    path: "/listings",
+                    columns: [
+                        .init("listing_id", title: "Listing", kind: .link), .init("chain", title: "Chain"), .init("kind", title: "Kind"),
+                        .init("state", title: "State", kind: .status), .init("token_id", title: "Token"), .init("price", title: "Price"),
+                        .init("highest_bid", title: "Highest bid"), .init("updated_at", title: "Changed", kind: .time),
+                    ],
+                    detail: AdminPanel.Detail(
+                        path: "/listings/{chain}/{listing_id}",
+                        fields: [
+                            .init("seller", title: "Seller"), .init("buyer", title: "Buyer"), .init("deadline", title: "Deadline (Unix s)"),
+                        ]
+                    )
+                ),
+                AdminPanel.List(
+                    id: "operations",
+                    title: "Operations",
+                    path: "/operations",
+                    columns: [
+                        .init("id", title: "Operation", kind: .link), .init("chain", title: "Chain"), .init("kind", title: "Kind"),
+                        .init("state", title: "State", kind: .status), .init("tx_hash", title: "Transaction"),
+                        .init("created_at", title: "Sent", kind: .time),
+                    ],
+                    detail: AdminPanel.Detail(
+                        path: "/operations/{id}",
+                        fields: [
+                            .init("from", title: "From"), .init("nonce", title: "Nonce"), .init("subject", title: "Contract"),
+                            .init("block_number", title: "Block"), .init("error", title: "Error"),
+                        ]
+                    )
+                ),
+            ]
+        )
+    }
+
     public func health() async -> PluginHealth {
         let down = chains.all.filter { chains.status($0.id) != .ready && chains.status($0.id) != .starting }
         guard down.isEmpty else {

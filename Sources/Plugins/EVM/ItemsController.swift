@@ -11,6 +11,7 @@ struct ItemsController: Sendable {
         group.post("items", use: mint)
         group.get("items", use: list)
         group.get("items/{chain}/{token}", use: show)
+        group.get("operations", use: operations)
         group.get("operations/{id}", use: operation)
     }
 
@@ -56,6 +57,13 @@ struct ItemsController: Sendable {
             let item = try await items.item(chain: chain, tokenID: token)
         else { throw EVMError(kind: .notFound, errorCode: "item_not_found", message: "No such item.") }
         return try context.json(ItemRepresentation(item: item, provenance: try await items.provenance(of: item)))
+    }
+
+    /// The caller's operations, newest first; an admin's view is everyone's.
+    @Sendable func operations(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerRead)
+        let list = try await items.operations(of: principal.isAdmin ? nil : principal.userID, limit: try request.pageLimit())
+        return try context.json(["data": list])
     }
 
     @Sendable func operation(_ request: Request, context: HubRequestContext) async throws -> Response {

@@ -58,6 +58,15 @@ struct ItemsService: Sendable {
         )
     }
 
+    /// Operations, newest first: one user's, or everyone's (`nil`, for admins).
+    func operations(of user: UserID?, limit: Int) async throws -> [Operation] {
+        try await context.database.read { connection in
+            var statement: SQL = "SELECT \(Operation.columns) FROM evm_operations"
+            if let user { statement = statement + " WHERE user_id = \(user.description)" }
+            return try connection.query(statement + " ORDER BY created_at DESC, id LIMIT \(limit)").map(Operation.init)
+        }
+    }
+
     func operation(_ id: String) async throws -> Operation? {
         try await context.database.read { try Operation.find(id, on: $0) }
     }
