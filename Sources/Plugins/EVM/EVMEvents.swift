@@ -49,7 +49,7 @@ enum EVMEvents {
     }
 
     struct OperationData: Encodable {
-        var operation: Operation
+        var operation: EVMOperation
     }
 
     struct ListingData: Encodable {

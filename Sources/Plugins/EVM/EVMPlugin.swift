@@ -102,7 +102,7 @@ public struct EVMPlugin: RailPlugin {
                     title: "Operations",
                     path: "/operations",
                     columns: [
-                        .init("id", title: "Operation", kind: .link), .init("chain", title: "Chain"), .init("kind", title: "Kind"),
+                        .init("id", title: "EVMOperation", kind: .link), .init("chain", title: "Chain"), .init("kind", title: "Kind"),
                         .init("state", title: "State", kind: .status), .init("tx_hash", title: "Transaction"),
                         .init("created_at", title: "Sent", kind: .time),
                     ],

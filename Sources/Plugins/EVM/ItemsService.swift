@@ -21,7 +21,7 @@ struct ItemsService: Sendable {
     }
 
     /// Sends the mint; the item exists once the operation is confirmed (``OperationTracker``).
-    func mint(_ new: NewItem, by user: UserID) async throws -> Operation {
+    func mint(_ new: NewItem, by user: UserID) async throws -> EVMOperation {
         let title = try Self.text(new.title, field: "title", max: 100)
         let description = try Self.text(new.description, field: "description", max: 2_000, allowEmpty: true)
         let category = new.category.lowercased()
@@ -59,16 +59,16 @@ struct ItemsService: Sendable {
     }
 
     /// Operations, newest first: one user's, or everyone's (`nil`, for admins).
-    func operations(of user: UserID?, limit: Int) async throws -> [Operation] {
+    func operations(of user: UserID?, limit: Int) async throws -> [EVMOperation] {
         try await context.database.read { connection in
-            var statement: SQL = "SELECT \(Operation.columns) FROM evm_operations"
+            var statement: SQL = "SELECT \(EVMOperation.columns) FROM evm_operations"
             if let user { statement = statement + " WHERE user_id = \(user.description)" }
-            return try connection.query(statement + " ORDER BY created_at DESC, id LIMIT \(limit)").map(Operation.init)
+            return try connection.query(statement + " ORDER BY created_at DESC, id LIMIT \(limit)").map(EVMOperation.init)
         }
     }
 
-    func operation(_ id: String) async throws -> Operation? {
-        try await context.database.read { try Operation.find(id, on: $0) }
+    func operation(_ id: String) async throws -> EVMOperation? {
+        try await context.database.read { try EVMOperation.find(id, on: $0) }
     }
 
     /// Items, newest first, optionally of one category or one owner.

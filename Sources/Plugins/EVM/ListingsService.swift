@@ -46,7 +46,7 @@ struct ListingsService: Sendable {
         var endTime: UInt64?
     }
 
-    func create(_ new: NewListing, by user: UserID) async throws -> Operation {
+    func create(_ new: NewListing, by user: UserID) async throws -> EVMOperation {
         guard !new.price.isZero else { throw EVMError.invalid("price", "A price is more than zero.") }
         if new.kind == .auction {
             guard let end = new.endTime, end > UInt64(Date().timeIntervalSince1970) else {
@@ -91,7 +91,7 @@ struct ListingsService: Sendable {
 
     /// An action on listing `listingID`: the amount sent is the contract's own figure (the sale
     /// price, twice the escrow price) except for a bid, which names its `amount`.
-    func act(_ action: Action, chain chainName: String, listingID: UInt64, amount: UInt256?, by user: UserID) async throws -> Operation {
+    func act(_ action: Action, chain chainName: String, listingID: UInt64, amount: UInt256?, by user: UserID) async throws -> EVMOperation {
         let chain = try chains.settings(chainName)
         let client = try chains.client(chain)
         let market = try await contracts.marketplace(on: chain, client: client)
@@ -135,7 +135,7 @@ struct ListingsService: Sendable {
     }
 
     /// Collects what the marketplace owes the caller (proceeds, refunds, outbid bids).
-    func withdraw(chain chainName: String?, by user: UserID) async throws -> Operation {
+    func withdraw(chain chainName: String?, by user: UserID) async throws -> EVMOperation {
         let chain = try chains.settings(chainName)
         let client = try chains.client(chain)
         let market = try await contracts.marketplace(on: chain, client: client)
@@ -231,7 +231,7 @@ struct ListingsService: Sendable {
             from: owner
         )
         for _ in 0..<600 {
-            let state = try await context.database.read { try Operation.find(operation.id, on: $0)?.state }
+            let state = try await context.database.read { try EVMOperation.find(operation.id, on: $0)?.state }
             if state == .confirmed, try await approved() { return }
             if state == .failed { throw EVMError(kind: .refused, errorCode: "approval_failed", message: "Approving the marketplace failed.") }
             try await Task.sleep(for: .milliseconds(100))

@@ -85,7 +85,7 @@ struct OperationTracker: Service {
             )
             guard changed == 1 else { return }
             try effects?.apply(on: unit, operationID: operation.id)
-            if let settled = try Operation.find(operation.id, on: unit.connection) {
+            if let settled = try EVMOperation.find(operation.id, on: unit.connection) {
                 try unit.emit(
                     succeeded ? EVMEvents.operationConfirmed : EVMEvents.operationFailed,
                     subject: operation.id,

@@ -1,6 +1,7 @@
 import ChainKit
 import Foundation
 import HubKernel
+import Logging
 
 /// Signs and sends the rail's transactions: one at a time per sender and chain (an in-process
 /// lock; across instances the unique nonce index refuses a collision, which is retried), the
@@ -26,7 +27,7 @@ struct TransactionSender: Sendable {
         var data: [UInt8]
     }
 
-    func send(_ request: Request, privateKey: [UInt8], from sender: EthereumAddress) async throws -> Operation {
+    func send(_ request: Request, privateKey: [UInt8], from sender: EthereumAddress) async throws -> EVMOperation {
         try await locks.withLock("\(request.chain.id):\(sender.checksummed)") {
             for attempt in 0..<3 {
                 do {
@@ -39,7 +40,7 @@ struct TransactionSender: Sendable {
         }
     }
 
-    private func sendLocked(_ request: Request, privateKey: [UInt8], from sender: EthereumAddress) async throws -> Operation {
+    private func sendLocked(_ request: Request, privateKey: [UInt8], from sender: EthereumAddress) async throws -> EVMOperation {
         let client = request.client
         let chainNonce = try await client.quantity("eth_getTransactionCount", [sender.checksummed, "pending"])
         let chainID = request.chain.id
@@ -81,7 +82,7 @@ struct TransactionSender: Sendable {
                 \(Int64(nonce)), \(hash), \(raw), \(details), \(unit.now), \(unit.now))
                 """
             )
-            guard let operation = try Operation.find(id, on: unit.connection) else { throw EVMError.invalid("operation", "not stored") }
+            guard let operation = try EVMOperation.find(id, on: unit.connection) else { throw EVMError.invalid("operation", "not stored") }
             try unit.emit(EVMEvents.operationSubmitted, subject: id, data: EVMEvents.OperationData(operation: operation))
             return operation
         }
@@ -94,8 +95,14 @@ struct TransactionSender: Sendable {
                 )
             }
             throw error
+        } catch let error as EVMError where error.errorCode == "chain_unavailable" {
+            // Stored and signed, so not lost: the tracker sends it once the node answers. Saying
+            // "unavailable" here would invite a retry that mints twice; the operation is the answer.
+            context.logger.info(
+                "evm: node unreachable while sending; the tracker will send it",
+                metadata: ["operation": "\(id)", "error": "\(error.message)"]
+            )
         }
-        // A node that cannot be reached leaves the operation pending: the tracker sends it again.
         return operation
     }
 

@@ -3,7 +3,7 @@ import HubKernel
 
 /// A transaction the rail sent for someone: what it does (`kind`, `subject`), its hash and state
 /// (`pending → confirmed | failed`), and what it produced (`result`, e.g. a minted token's id).
-struct Operation: Sendable, Hashable, Encodable {
+struct EVMOperation: Sendable, Hashable, Encodable {
     enum State: String, Sendable, Codable { case pending, confirmed, failed }
 
     var id: String
@@ -42,7 +42,7 @@ struct Operation: Sendable, Hashable, Encodable {
         updatedAt = try row.decode("updated_at", as: LedgerTimestamp.self).description
     }
 
-    static func find(_ id: String, on connection: any SQLConnection) throws -> Operation? {
-        try connection.queryFirst("SELECT \(columns) FROM evm_operations WHERE id = \(id)").map(Operation.init)
+    static func find(_ id: String, on connection: any SQLConnection) throws -> EVMOperation? {
+        try connection.queryFirst("SELECT \(columns) FROM evm_operations WHERE id = \(id)").map(EVMOperation.init)
     }
 }
