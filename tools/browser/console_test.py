@@ -202,7 +202,10 @@ class ConsoleTest:
         self.submit("#asset-form")
         self.confirm("Create this asset?")
         self.wait_text("#assets-table", "FEST-42")
-        issuance_link = self.find("#assets-table a[href*='account_id=']").get_attribute("href")
+        # Rails create assets of their own (the EVM rail's chain has one): take FEST-42's row.
+        issuance_link = driver.find_element(
+            By.XPATH, "//*[@id='assets-table']//tr[contains(., 'FEST-42')]//a[contains(@href, 'account_id=')]"
+        ).get_attribute("href")
         issuance = issuance_link.split("account_id=")[1]
         self.settle()
         self.screenshot("desktop-assets")
@@ -215,7 +218,9 @@ class ConsoleTest:
         self.submit("#account-form")
         self.confirm("Open this account?")
         self.wait_text("#accounts-table", "FEST-42")
-        account_link = self.find("#accounts-table a[href*='account_id=']").get_attribute("href")
+        account_link = driver.find_element(
+            By.XPATH, "//*[@id='accounts-table']//tr[contains(., 'FEST-42')]//a[contains(@href, 'account_id=')]"
+        ).get_attribute("href")
         account = account_link.split("account_id=")[1]
         self.step("open an account")
 
