@@ -128,7 +128,7 @@ public enum Sr25519 {
 
     // MARK: ristretto255 through libsodium
 
-    static func reduce(_ wide: [UInt8]) -> [UInt8] {
+    package static func reduce(_ wide: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         crypto_core_ristretto255_scalar_reduce(&out, wide)
         return out
@@ -146,25 +146,25 @@ public enum Sr25519 {
         return out
     }
 
-    static func baseMultiply(_ scalar: [UInt8]) throws -> [UInt8] {
+    package static func baseMultiply(_ scalar: [UInt8]) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         guard crypto_scalarmult_ristretto255_base(&out, scalar) == 0 else { throw ChainKitError(.invalidKey, "the scalar is zero") }
         return out
     }
 
-    static func pointMultiply(_ scalar: [UInt8], _ point: [UInt8]) throws -> [UInt8] {
+    package static func pointMultiply(_ scalar: [UInt8], _ point: [UInt8]) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         guard crypto_scalarmult_ristretto255(&out, scalar, point) == 0 else { throw ChainKitError(.invalidKey, "invalid point or zero result") }
         return out
     }
 
-    static func pointAdd(_ p: [UInt8], _ q: [UInt8]) throws -> [UInt8] {
+    package static func pointAdd(_ p: [UInt8], _ q: [UInt8]) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         guard crypto_core_ristretto255_add(&out, p, q) == 0 else { throw ChainKitError(.invalidKey, "not a ristretto255 point") }
         return out
     }
 
-    static func pointSubtract(_ p: [UInt8], _ q: [UInt8]) throws -> [UInt8] {
+    package static func pointSubtract(_ p: [UInt8], _ q: [UInt8]) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         guard crypto_core_ristretto255_sub(&out, p, q) == 0 else { throw ChainKitError(.invalidKey, "not a ristretto255 point") }
         return out
