@@ -29,7 +29,8 @@ package struct EdwardsPoint {
         func doubled() -> Completed {
             let xx = x.squared()
             let yy = y.squared()
-            let zz2 = z.squared() + z.squared()
+            let zz = z.squared()
+            let zz2 = zz + zz
             let sum = (x + y).squared()
             let ySum = yy + xx
             let yDifference = yy - xx
