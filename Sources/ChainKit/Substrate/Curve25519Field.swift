@@ -192,6 +192,7 @@ struct Curve25519FieldElement: Equatable {
     }
 
     /// Product: schoolbook over the limbs, folding the columns above 2^255 back in times 19.
+    @inline(__always)
     static func * (a: Curve25519FieldElement, b: Curve25519FieldElement) -> Curve25519FieldElement {
         let b1 = b.l1 &* 19
         let b2 = b.l2 &* 19
@@ -206,6 +207,7 @@ struct Curve25519FieldElement: Equatable {
     }
 
     /// The square, with the symmetric products computed once (15 multiplications instead of 25).
+    @inline(__always)
     func squared() -> Curve25519FieldElement {
         let a0Twice = l0 &* 2
         let a1Twice = l1 &* 2
