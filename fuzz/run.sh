@@ -17,7 +17,8 @@ for shim in CSecp256k1 CSodium COpenSSL CXXHash CZstd; do
     modulemaps+=(-Xcc "-fmodule-map-file=Sources/$shim/module.modulemap" -I "Sources/$shim")
 done
 flags=(-sanitize=fuzzer,address -parse-as-library -O)
-features=(-enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
+# -package-name as SwiftPM passes it: ChainKit has `package` declarations (for the package's tests).
+features=(-package-name hubd -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
     -enable-upcoming-feature MemberImportVisibility)
 chainkit_built=
 

@@ -62,24 +62,61 @@ public enum Sr25519 {
     }
 
     /// Verifies a 64-byte signature. Returns `false` for anything malformed.
+    ///
+    /// Checks `R = s·B − k·A` with one variable-time double-base multiplication
+    /// (``Ristretto255VariableTime``): every input to it is public (the signature's s, the
+    /// challenge k from the transcript of public data, the public key A), so nothing secret can
+    /// leak through its timing. ``verifyConstantTime(_:message:publicKey:context:)`` is the same
+    /// check on libsodium's constant-time single-base multiplications, kept to test against.
     public static func verify(_ signature: [UInt8], message: [UInt8], publicKey: [UInt8], context: [UInt8] = substrateContext) -> Bool {
-        precondition(libsodiumReady, "sodium_init() failed")
-        guard signature.count == 64, publicKey.count == 32, signature[63] & 0x80 != 0,
-            crypto_core_ristretto255_is_valid_point(publicKey) == 1
+        guard let equation = verificationEquation(signature, message: message, publicKey: publicKey, context: context),
+            let a = Ristretto255VariableTime.decode(publicKey)
         else { return false }
+        let difference = Ristretto255VariableTime.baseMinusPointMultiply(s: equation.s, k: equation.k, point: a)
+        return Ristretto255VariableTime.encode(difference) == equation.bigR
+    }
+
+    /// ``verify(_:message:publicKey:context:)`` by two constant-time multiplications in libsodium:
+    /// about 2.3 times slower, kept so tests can compare the fast path against it.
+    package static func verifyConstantTime(
+        _ signature: [UInt8],
+        message: [UInt8],
+        publicKey: [UInt8],
+        context: [UInt8] = substrateContext
+    ) -> Bool {
+        guard let equation = verificationEquation(signature, message: message, publicKey: publicKey, context: context),
+            crypto_core_ristretto255_is_valid_point(publicKey) == 1,
+            let sB = try? baseMultiply(equation.s), let kA = try? pointMultiply(equation.k, publicKey),
+            let difference = try? pointSubtract(sB, kA)
+        else { return false }
+        return difference == equation.bigR
+    }
+
+    /// The parts of `R = s·B − k·A` both verification paths share: the signature's shape, its
+    /// canonical s and the transcript challenge k. Nil when the signature is malformed, and also
+    /// when s = 0 or k·A is the identity (A the identity, or k = 0), which libsodium's
+    /// multiplications refuse; both paths refuse them so that they agree on every input. A public
+    /// key with bit 255 set is refused too: RFC 9496 and schnorrkel call that encoding
+    /// non-canonical, but libsodium 1.0.18 ignores the bit and would accept it.
+    private static func verificationEquation(
+        _ signature: [UInt8],
+        message: [UInt8],
+        publicKey: [UInt8],
+        context: [UInt8]
+    ) -> (bigR: [UInt8], s: [UInt8], k: [UInt8])? {
+        precondition(libsodiumReady, "sodium_init() failed")
+        guard signature.count == 64, publicKey.count == 32, signature[63] & 0x80 != 0, publicKey[31] & 0x80 == 0 else { return nil }
         let bigR = Array(signature[0..<32])
         var s = Array(signature[32..<64])
         s[31] &= 0x7F
-        guard reduce(s + [UInt8](repeating: 0, count: 32)) == s else { return false }  // canonical scalar
+        guard reduce(s + [UInt8](repeating: 0, count: 32)) == s else { return nil }  // canonical scalar
         var transcript = signingTranscript(message, context: context)
         transcript.append(label: "proto-name", Array("Schnorr-sig".utf8))
         transcript.append(label: "sign:pk", publicKey)
         transcript.append(label: "sign:R", bigR)
         let k = reduce(transcript.challenge(label: "sign:c", count: 64))
-        guard let sB = try? baseMultiply(s), let kA = try? pointMultiply(k, publicKey), let difference = try? pointSubtract(sB, kA) else {
-            return false
-        }
-        return difference == bigR
+        guard s.contains(where: { $0 != 0 }), k.contains(where: { $0 != 0 }), publicKey.contains(where: { $0 != 0 }) else { return nil }
+        return (bigR, s, k)
     }
 
     /// Hard derivation (`//junction`): a new key pair and chain code from a secret key.
@@ -128,7 +165,7 @@ public enum Sr25519 {
 
     // MARK: ristretto255 through libsodium
 
-    static func reduce(_ wide: [UInt8]) -> [UInt8] {
+    package static func reduce(_ wide: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         crypto_core_ristretto255_scalar_reduce(&out, wide)
         return out
@@ -146,25 +183,25 @@ public enum Sr25519 {
         return out
     }
 
-    static func baseMultiply(_ scalar: [UInt8]) throws -> [UInt8] {
+    package static func baseMultiply(_ scalar: [UInt8]) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         guard crypto_scalarmult_ristretto255_base(&out, scalar) == 0 else { throw ChainKitError(.invalidKey, "the scalar is zero") }
         return out
     }
 
-    static func pointMultiply(_ scalar: [UInt8], _ point: [UInt8]) throws -> [UInt8] {
+    package static func pointMultiply(_ scalar: [UInt8], _ point: [UInt8]) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         guard crypto_scalarmult_ristretto255(&out, scalar, point) == 0 else { throw ChainKitError(.invalidKey, "invalid point or zero result") }
         return out
     }
 
-    static func pointAdd(_ p: [UInt8], _ q: [UInt8]) throws -> [UInt8] {
+    package static func pointAdd(_ p: [UInt8], _ q: [UInt8]) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         guard crypto_core_ristretto255_add(&out, p, q) == 0 else { throw ChainKitError(.invalidKey, "not a ristretto255 point") }
         return out
     }
 
-    static func pointSubtract(_ p: [UInt8], _ q: [UInt8]) throws -> [UInt8] {
+    package static func pointSubtract(_ p: [UInt8], _ q: [UInt8]) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         guard crypto_core_ristretto255_sub(&out, p, q) == 0 else { throw ChainKitError(.invalidKey, "not a ristretto255 point") }
         return out
