@@ -23,7 +23,7 @@ func withEVMHub(
         on: backend,
         builtIn: [LocalChainPlugin.self, EVMPlugin.self],
         plugins: [
-            localChainEntry(keyFile: keyFile),
+            localChainEntry(keyFile: keyFile, sealTickMs: 50),
             PluginsFile.Entry(id: "evm", enabled: true, configJSON: evmConfig, place: "plugins[1]"),
         ],
         realIdentity: realIdentity,
@@ -54,3 +54,9 @@ func count(_ type: String, in hub: Hub) async throws -> Int64 {
         try connection.queryFirst("SELECT count(*) AS n FROM hub_events WHERE type = \(type)")?.int("n") ?? 0
     }
 }
+
+/// Every suite that runs hubs with the EVM rail, one test at a time: each hub runs a chain with its
+/// sealer and the rail's tracker, and many at once on one test PostgreSQL starve the rest of the
+/// suite running beside them.
+@Suite("EVM rail", .serialized)
+enum EVMRailTests {}

@@ -23,45 +23,47 @@ struct DroppingSendTransport: ChainTransport {
     }
 }
 
-@Suite("EVM rail: transactions in flight", .timeLimit(.minutes(3)))
-struct InFlightTests {
-    @Test("a transaction stored but never received is sent by the tracker and lands once", arguments: TestBackend.enabled)
-    func lostSend(backend: TestBackend) async throws {
-        try await withEVMHub(on: backend) { hub, client in
-            try await client.waitEVMChainsReady()
-            let plugin = try #require(hub.plugins.running.first { $0.id == EVMPlugin.id }?.plugin as? EVMPlugin)
-            let chain = try plugin.chains.settings(nil)
-            let reliable = try plugin.chains.client(chain)
-            let lossy = ChainClient(chain: chain.id, transport: DroppingSendTransport(inner: reliable.transport))
-            let account = try await plugin.accounts.account(for: testUserID("alice"), on: chain.id)
-            let (_, key) = try await plugin.accounts.privateKey(user: testUserID("alice"), chain: chain.id)
-            let sender = TransactionSender(context: plugin.context, locks: SenderLocks())
-            let to = try EthereumAddress(publicKey: Secp256k1.publicKey(privateKey: [UInt8](repeating: 3, count: 32)))
-            let operation = try await sender.send(
-                TransactionSender.Request(
-                    chain: chain,
-                    client: lossy,
-                    userID: testUserID("alice"),
-                    kind: "transfer",
-                    subject: to.checksummed,
-                    to: to,
-                    data: []
-                ),
-                privateKey: key,
-                from: try EthereumAddress(account.address)
-            )
-            #expect(operation.state == .pending)
-            // The tracker (a service of the running hub) finds the node does not know it and sends it.
-            var settled: EVMOperation?
-            for _ in 0..<300 {
-                settled = try await plugin.items.operation(operation.id)
-                if settled?.state != .pending { break }
-                try await Task.sleep(for: .milliseconds(100))
+extension EVMRailTests {
+    @Suite("EVM rail: transactions in flight", .timeLimit(.minutes(3)))
+    struct InFlightTests {
+        @Test("a transaction stored but never received is sent by the tracker and lands once", arguments: TestBackend.enabled)
+        func lostSend(backend: TestBackend) async throws {
+            try await withEVMHub(on: backend) { hub, client in
+                try await client.waitEVMChainsReady()
+                let plugin = try #require(hub.plugins.running.first { $0.id == EVMPlugin.id }?.plugin as? EVMPlugin)
+                let chain = try plugin.chains.settings(nil)
+                let reliable = try plugin.chains.client(chain)
+                let lossy = ChainClient(chain: chain.id, transport: DroppingSendTransport(inner: reliable.transport))
+                let account = try await plugin.accounts.account(for: testUserID("alice"), on: chain.id)
+                let (_, key) = try await plugin.accounts.privateKey(user: testUserID("alice"), chain: chain.id)
+                let sender = TransactionSender(context: plugin.context, locks: SenderLocks())
+                let to = try EthereumAddress(publicKey: Secp256k1.publicKey(privateKey: [UInt8](repeating: 3, count: 32)))
+                let operation = try await sender.send(
+                    TransactionSender.Request(
+                        chain: chain,
+                        client: lossy,
+                        userID: testUserID("alice"),
+                        kind: "transfer",
+                        subject: to.checksummed,
+                        to: to,
+                        data: []
+                    ),
+                    privateKey: key,
+                    from: try EthereumAddress(account.address)
+                )
+                #expect(operation.state == .pending)
+                // The tracker (a service of the running hub) finds the node does not know it and sends it.
+                var settled: EVMOperation?
+                for _ in 0..<300 {
+                    settled = try await plugin.items.operation(operation.id)
+                    if settled?.state != .pending { break }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(settled?.state == .confirmed)
+                #expect(try await reliable.quantity("eth_getTransactionCount", [account.address, "latest"]) == 1, "sent exactly once")
+                let receipt = try await reliable.call("eth_getTransactionReceipt", [operation.txHash]) as? [String: Any]
+                #expect(receipt?["status"] as? String == "0x1")
             }
-            #expect(settled?.state == .confirmed)
-            #expect(try await reliable.quantity("eth_getTransactionCount", [account.address, "latest"]) == 1, "sent exactly once")
-            let receipt = try await reliable.call("eth_getTransactionReceipt", [operation.txHash]) as? [String: Any]
-            #expect(receipt?["status"] as? String == "0x1")
         }
     }
 }

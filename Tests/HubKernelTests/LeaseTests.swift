@@ -105,13 +105,16 @@ struct LeaseTests {
                 // "a" starts first and leads; "b" waits.
                 try await withThrowingTaskGroup(of: Void.self) { first in
                     first.addTask { try await a.run() }
-                    try await Task.sleep(for: .milliseconds(300))
+                    // Waits for "a" to lead by what it wrote, not by a fixed time: a busy machine
+                    // may take a while to start it.
+                    let started = ContinuousClock.now + .seconds(20)
+                    while try await holders().isEmpty, ContinuousClock.now < started { try await Task.sleep(for: .milliseconds(20)) }
                     group.addTask { try await b.run() }
-                    try await Task.sleep(for: .milliseconds(700))
-                    #expect(try await holders().first == "a")
+                    try await Task.sleep(for: .milliseconds(500))
+                    #expect(try await holders() == ["a"], "b waits while a leads")
                     first.cancelAll()  // "a" stops
                 }
-                let deadline = ContinuousClock.now + .seconds(5)
+                let deadline = ContinuousClock.now + .seconds(20)
                 while try await holders() != ["a", "b"], ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
                 #expect(try await holders() == ["a", "b"], "b took over")
                 group.cancelAll()
