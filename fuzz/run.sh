@@ -41,7 +41,7 @@ for entry in fuzz/*.swift; do
         swiftc "${flags[@]}" "${features[@]}" -module-name EVMKit -I "$out/modules" \
             "${modulemaps[@]}" "${evm_sources[@]}" "$entry" "$out/ChainKit.o" -o "$out/$name"
     else
-        swiftc "${flags[@]}" -module-name ChainKit \
+        swiftc "${flags[@]}" -package-name hubd -module-name ChainKit \
             "${modulemaps[@]}" "${sources[@]}" "$entry" -o "$out/$name"
     fi
     mkdir -p "$out/corpus-$name"
