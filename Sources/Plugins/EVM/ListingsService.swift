@@ -57,9 +57,16 @@ struct ListingsService: Sendable {
         let client = try chains.client(chain)
         let market = try await contracts.marketplace(on: chain, client: client)
         let token = try await contracts.itemToken(on: chain, client: client)
-        _ = try await accounts.account(for: user, on: chain.id)
         let (account, key) = try await accounts.privateKey(user: user, chain: chain.id)
         let seller = try EthereumAddress(account.address)
+        // Checked before the approval is sent, so a refused listing sends nothing at all.
+        let ownerWord = try await client.ethCall(
+            to: token,
+            data: try ABI.calldata("ownerOf(uint256)", types: [.uint(bits: 256)], values: [.uint(UInt256(new.tokenID))])
+        )
+        guard case .address(let owner)? = try? ABI.decode([.address], ownerWord).first, owner == seller else {
+            throw EVMError(kind: .forbidden, errorCode: "not_owner", message: "Token \(new.tokenID) is not held by your account.", field: "token_id")
+        }
         try await approveMarketplace(market, token: token, owner: seller, key: key, user: user, chain: chain, client: client)
         let tokenID = ABIValue.uint(UInt256(new.tokenID))
         let (signature, types, values, value): (String, [ABIType], [ABIValue], UInt256) =
@@ -115,7 +122,6 @@ struct ListingsService: Sendable {
             value = amount
         default: value = .zero
         }
-        _ = try await accounts.account(for: user, on: chain.id)
         let (account, key) = try await accounts.privateKey(user: user, chain: chain.id)
         return try await sender.send(
             TransactionSender.Request(

@@ -1,3 +1,4 @@
+import ChainKit
 import Foundation
 import HubKernel
 import Hummingbird
@@ -46,7 +47,7 @@ struct ReviewsChatController: Sendable {
 
     @Sendable func rating(_ request: Request, context: HubRequestContext) async throws -> Response {
         _ = try context.requireScope(.ledgerRead)
-        guard let address = context.parameters.get("address"), let normalised = try? EthereumSignIn(chainID: 1).normalise(address: address) else {
+        guard let address = context.parameters.get("address"), let normalised = try? EthereumAddress(address).checksummed else {
             throw EVMError.invalid("address", "An address is 0x followed by 40 hex digits.")
         }
         return try context.json(try await reviews.rating(of: normalised))
