@@ -103,6 +103,12 @@ struct OperationTracker: Service {
         case listing(Listing, owner: String, action: String)
         case none
 
+        /// An indexed `uint256` topic (a token or listing id) that fits 64 bits.
+        static func uint64(topic: String) -> UInt64? {
+            guard let word = try? Hex.decode(topic, length: 32), word.prefix(24).allSatisfy({ $0 == 0 }) else { return nil }
+            return word.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }
+        }
+
         static let mintedTopic = Hex.encode(ABI.eventTopic("Minted(uint256,address,string)"))
 
         /// Reads what a confirmed operation produced: from its receipt, and for a listing from the
@@ -119,9 +125,9 @@ struct OperationTracker: Service {
                 let log = logs.first(where: {
                     ($0["address"] as? String)?.lowercased() == market.description && (($0["topics"] as? [String])?.count ?? 0) >= 2
                 }),
-                let topic = (log["topics"] as? [String])?[1], let word = try? Hex.decode(topic, length: 32), word.prefix(24).allSatisfy({ $0 == 0 })
+                let topic = (log["topics"] as? [String])?[1], let id = Self.uint64(topic: topic)
             {
-                listingID = word.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }
+                listingID = id
             }
             guard let listingID else { throw EVMError.invalid("receipt", "a new listing's receipt names no listing id") }
             let returned = try await client.ethCall(
@@ -154,13 +160,13 @@ struct OperationTracker: Service {
                 let logs = receipt["logs"] as? [[String: Any]] ?? []
                 guard let log = logs.first(where: { ($0["topics"] as? [String])?.first == Self.mintedTopic }),
                     let topics = log["topics"] as? [String], topics.count == 3,
-                    let idWord = try? Hex.decode(topics[1], length: 32), idWord.prefix(24).allSatisfy({ $0 == 0 }),
+                    let tokenID = Self.uint64(topic: topics[1]),
                     let artist = try? EthereumAddress(bytes: Array(try Hex.decode(topics[2]).suffix(20)))
                 else { throw EVMError.invalid("receipt", "a mint's receipt has no Minted log") }
                 self = .minted(
                     Item(
                         chain: chain.id,
-                        tokenId: idWord.suffix(8).reduce(0) { $0 << 8 | UInt64($1) },
+                        tokenId: tokenID,
                         owner: operation.details["owner"] ?? artist.checksummed,
                         artist: artist.checksummed,
                         mintedBy: operation.details["user_id"] ?? "",
