@@ -2,7 +2,7 @@ import ChainKit
 import Foundation
 import Testing
 
-@Suite("Keystore v3 against the golden vectors", .timeLimit(.minutes(2)))
+@Suite("Keystore v3 against the golden vectors", .timeLimit(.minutes(4)))
 struct KeystoreTests {
     func kdf(_ vector: [String: Any]) throws -> Keystore.KDF {
         if try vector.string("kdf") == "scrypt" {

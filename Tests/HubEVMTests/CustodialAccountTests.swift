@@ -11,7 +11,7 @@ import Testing
 @testable import HubEVM
 
 extension EVMRailTests {
-    @Suite("EVM rail: chains and custodial accounts", .timeLimit(.minutes(2)))
+    @Suite("EVM rail: chains and custodial accounts", .timeLimit(.minutes(4)))
     struct CustodialAccountTests {
         @Test("with no configuration the rail creates its chain on this hub and reports it ready", arguments: TestBackend.enabled)
         func hostedDefaultChain(backend: TestBackend) async throws {

@@ -13,7 +13,7 @@ import Testing
 extension EVMRailTests {
     /// Sign-In with Ethereum through the kernel's wallet sign-in: the hub's own EIP-4361 message, and
     /// a message the client composes around the hub's nonce, as SIWE libraries do.
-    @Suite("EVM rail: Sign-In with Ethereum", .timeLimit(.minutes(2)))
+    @Suite("EVM rail: Sign-In with Ethereum", .timeLimit(.minutes(4)))
     struct EthereumSignInTests {
         static let key = [UInt8](repeating: 0x5A, count: 32)
         static var address: EthereumAddress { try! EthereumAddress(publicKey: try! Secp256k1.publicKey(privateKey: key)) }

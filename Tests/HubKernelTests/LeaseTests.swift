@@ -6,7 +6,7 @@ import Testing
 @testable import HubKernel
 
 /// One instance at a time does work that must run once; a paused holder cannot commit after a takeover.
-@Suite("Leases and leaders", .timeLimit(.minutes(2)))
+@Suite("Leases and leaders", .timeLimit(.minutes(4)))
 struct LeaseTests {
     static func makeTable(_ database: Database) async throws {
         try await database.write { connection in

@@ -4,7 +4,7 @@ import Testing
 
 /// `Ledger.write` under load and with holds (the basic commit/rollback cases are in
 /// LedgerTransactionTests).
-@Suite("Ledger joint transactions (races, holds)", .timeLimit(.minutes(2)))
+@Suite("Ledger joint transactions (races, holds)", .timeLimit(.minutes(4)))
 struct LedgerJointTransactionTests {
     struct Abort: Error {}
 

@@ -3,7 +3,7 @@ import HubTestSupport
 import Testing
 
 /// `Ledger.write`: a caller's rows and ledger transfers commit together or not at all.
-@Suite("Ledger transactions shared with a caller", .timeLimit(.minutes(2)))
+@Suite("Ledger transactions shared with a caller", .timeLimit(.minutes(4)))
 struct LedgerTransactionTests {
     static let table: SQL = "test_mirror_rows"
 

@@ -2,7 +2,7 @@ import HubKernel
 import HubTestSupport
 import Testing
 
-@Suite("Ledger transfers", .timeLimit(.minutes(2)))
+@Suite("Ledger transfers", .timeLimit(.minutes(4)))
 struct LedgerTransferTests {
     @Test("a minted wallet pays another and the balances move exactly", arguments: TestBackend.enabled)
     func simpleTransfer(backend: TestBackend) async throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// `LedgerVerifier` pages through accounts (and transfers, and holds): every page is checked,
 /// whatever the page size, and a problem on a later page is found like one on the first.
-@Suite("Ledger verifier", .timeLimit(.minutes(2)))
+@Suite("Ledger verifier", .timeLimit(.minutes(4)))
 struct LedgerVerifierTests {
     /// Page sizes that split the test ledger's 25 accounts unevenly, evenly, and not at all.
     static let pageSizes = [1, 4, 5, 1_000]

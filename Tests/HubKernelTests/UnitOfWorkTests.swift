@@ -9,7 +9,7 @@ import Testing
 
 /// The kernel's unit of work: many units per database transaction, each isolated by its savepoint;
 /// a rail held to its own tables; events nudged after the commit.
-@Suite("Units of work", .timeLimit(.minutes(2)))
+@Suite("Units of work", .timeLimit(.minutes(4)))
 struct UnitOfWorkTests {
     static func makeTable(_ ledger: Ledger) async throws {
         try await ledger.database.write { try $0.executeScript("CREATE TABLE tipjar_notes (name TEXT PRIMARY KEY)") }

@@ -7,7 +7,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-@Suite("events API", .timeLimit(.minutes(2)))
+@Suite("events API", .timeLimit(.minutes(4)))
 struct EventsAPITests {
     @Test("the log pages in sequence order with a type filter; members may not read it", arguments: TestBackend.enabled)
     func list(backend: TestBackend) async throws {

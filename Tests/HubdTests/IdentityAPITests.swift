@@ -10,7 +10,7 @@ import Testing
 @testable import HubKernel
 
 /// Identity over HTTP with real tokens: no test authenticator here.
-@Suite("identity API", .timeLimit(.minutes(2)))
+@Suite("identity API", .timeLimit(.minutes(4)))
 struct IdentityAPITests {
     static let password = "correct horse battery"
 

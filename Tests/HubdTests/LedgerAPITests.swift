@@ -8,7 +8,7 @@ import HummingbirdTesting
 import Testing
 
 /// The ledger over HTTP: assets, accounts, transfers, holds, wallets, and who may do what.
-@Suite("ledger API", .timeLimit(.minutes(2)))
+@Suite("ledger API", .timeLimit(.minutes(4)))
 struct LedgerAPITests {
     static let admin = bearer("admin-1", "admin")
     static let organiser = bearer("org-1", "organiser")

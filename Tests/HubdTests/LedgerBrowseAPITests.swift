@@ -8,7 +8,7 @@ import HummingbirdTesting
 import Testing
 
 /// Issue #12 item 15: the hub-wide lists the console shows each role.
-@Suite("ledger API: hub-wide lists", .timeLimit(.minutes(2)))
+@Suite("ledger API: hub-wide lists", .timeLimit(.minutes(4)))
 struct LedgerBrowseAPITests {
     static func get(_ client: any TestClientProtocol, _ uri: String, as caller: HTTPFields) async throws -> (
         status: HTTPResponse.Status, data: [[String: Any]]

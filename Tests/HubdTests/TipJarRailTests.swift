@@ -11,7 +11,7 @@ import Testing
 
 /// The example rail (`ExampleRail/`) driven through the real hub: plugin host, kernel middleware,
 /// ledger and event log, on every enabled backend. It proves the plugin runtime end to end.
-@Suite("tip-jar example rail", .timeLimit(.minutes(2)))
+@Suite("tip-jar example rail", .timeLimit(.minutes(4)))
 struct TipJarRailTests {
     @Test("routes are mounted at /v1/rails/tip-jar and the migrations ran under the plugin's group", arguments: TestBackend.enabled)
     func mountedAndMigrated(backend: TestBackend) async throws {

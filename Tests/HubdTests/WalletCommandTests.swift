@@ -3,7 +3,7 @@ import HubTestSupport
 import Testing
 
 /// `hubd wallet` run as a user would, against known Substrate and Ethereum values.
-@Suite("hubd wallet", .timeLimit(.minutes(2)))
+@Suite("hubd wallet", .timeLimit(.minutes(4)))
 struct WalletCommandTests {
     struct Run {
         var status: Int32

@@ -10,7 +10,7 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 
-@Suite("webhooks API", .timeLimit(.minutes(2)))
+@Suite("webhooks API", .timeLimit(.minutes(4)))
 struct WebhooksAPITests {
     @Test(
         "an endpoint made over HTTP receives signed events; attempts are listed; redelivery records a manual attempt",

@@ -3,7 +3,7 @@ import HubKernel
 import HubTestSupport
 import Testing
 
-@Suite("Identity API keys", .timeLimit(.minutes(2)))
+@Suite("Identity API keys", .timeLimit(.minutes(4)))
 struct IdentityAPIKeyTests {
     @Test("a key is shown once, authenticates with its scopes and stops when revoked", arguments: TestBackend.enabled)
     func lifecycle(backend: TestBackend) async throws {

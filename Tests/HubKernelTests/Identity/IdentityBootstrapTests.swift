@@ -2,7 +2,7 @@ import HubKernel
 import HubTestSupport
 import Testing
 
-@Suite("Identity bootstrap", .timeLimit(.minutes(2)))
+@Suite("Identity bootstrap", .timeLimit(.minutes(4)))
 struct IdentityBootstrapTests {
     @Test("the bootstrap token creates the first admin once", arguments: TestBackend.enabled)
     func once(backend: TestBackend) async throws {

@@ -3,7 +3,7 @@ import HubTestSupport
 import Logging
 import Testing
 
-@Suite("Identity concurrency", .timeLimit(.minutes(2)))
+@Suite("Identity concurrency", .timeLimit(.minutes(4)))
 struct IdentityConcurrencyTests {
     @Test("two concurrent creations with one email: exactly one succeeds", arguments: TestBackend.enabled)
     func sameEmail(backend: TestBackend) async throws {

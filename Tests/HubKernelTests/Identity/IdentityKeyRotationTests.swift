@@ -6,7 +6,7 @@ import Logging
 import Testing
 
 /// JWT signing keys in the vault: `kid`, rotation, the key of before the vault.
-@Suite("Identity signing-key rotation", .timeLimit(.minutes(2)))
+@Suite("Identity signing-key rotation", .timeLimit(.minutes(4)))
 struct IdentityKeyRotationTests {
     static let keySetName = try! SecretName(namespace: "identity", name: "jwt-keys")
 

@@ -4,7 +4,7 @@ import HubTestSupport
 import Logging
 import Testing
 
-@Suite("Identity tokens", .timeLimit(.minutes(2)))
+@Suite("Identity tokens", .timeLimit(.minutes(4)))
 struct IdentityTokenTests {
     @Test("an access token carries the user and expires on the injected clock", arguments: TestBackend.enabled)
     func expiry(backend: TestBackend) async throws {

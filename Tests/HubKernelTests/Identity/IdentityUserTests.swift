@@ -4,7 +4,7 @@ import HubTestSupport
 import Logging
 import Testing
 
-@Suite("Identity users", .timeLimit(.minutes(2)))
+@Suite("Identity users", .timeLimit(.minutes(4)))
 struct IdentityUserTests {
     @Test("an admin creates a user; the email is normalised and the event carries no hash", arguments: TestBackend.enabled)
     func create(backend: TestBackend) async throws {

@@ -3,7 +3,7 @@ import HubKernel
 import HubTestSupport
 import Testing
 
-@Suite("Identity wallet sign-in", .timeLimit(.minutes(2)))
+@Suite("Identity wallet sign-in", .timeLimit(.minutes(4)))
 struct IdentityWalletTests {
     func withWallets(on backend: TestBackend, clock: ManualClock = ManualClock(), _ body: (Identity) async throws -> Void) async throws {
         try await withIdentity(

@@ -8,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite("secrets key file", .timeLimit(.minutes(2)))
+@Suite("secrets key file", .timeLimit(.minutes(4)))
 struct SecretsKeyFileTests {
     func mode(_ path: String) -> Int {
         var info = stat()

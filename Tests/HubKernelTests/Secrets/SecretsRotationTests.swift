@@ -10,7 +10,7 @@ import Testing
 
 struct SimulatedCrash: Error {}
 
-@Suite("secrets key rotation", .timeLimit(.minutes(2)))
+@Suite("secrets key rotation", .timeLimit(.minutes(4)))
 struct SecretsRotationTests {
     static let names = (0..<5).map { try! SecretName(namespace: "rotation-test", name: "s\($0)") }
 

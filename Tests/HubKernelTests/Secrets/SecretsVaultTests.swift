@@ -27,7 +27,7 @@ func vaultRows(_ database: Database) async throws -> [String] {
     }
 }
 
-@Suite("secrets vault", .timeLimit(.minutes(2)))
+@Suite("secrets vault", .timeLimit(.minutes(4)))
 struct SecretsVaultTests {
     static let name = try! SecretName(namespace: "kernel-test", name: "api-token")
 

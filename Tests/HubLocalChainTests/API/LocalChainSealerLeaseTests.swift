@@ -11,7 +11,7 @@ import Testing
 @testable import HubLocalChain
 
 /// One sealer among instances: a sealer whose lease was taken over cannot seal.
-@Suite("local chain sealer lease", .timeLimit(.minutes(2)))
+@Suite("local chain sealer lease", .timeLimit(.minutes(4)))
 struct LocalChainSealerLeaseTests {
     @Test("a sealer paused past its lease is fenced out: its block's unit is refused and the chain is unchanged", arguments: TestBackend.enabled)
     func fencedSealer(backend: TestBackend) async throws {

@@ -8,7 +8,7 @@ import HummingbirdTesting
 import Testing
 
 /// `GET /v1/ledger/stats`, the data of the console's overview charts, on both backends.
-@Suite("ledger stats API", .timeLimit(.minutes(2)))
+@Suite("ledger stats API", .timeLimit(.minutes(4)))
 struct LedgerStatsAPITests {
     static let admin = LedgerAPITests.admin
 

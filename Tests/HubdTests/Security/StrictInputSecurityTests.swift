@@ -11,7 +11,7 @@ import Testing
 @testable import HubLocalChain
 
 /// Issue #12, input: what a client did not mean is refused, naming the member.
-@Suite("security: strict input", .timeLimit(.minutes(2)))
+@Suite("security: strict input", .timeLimit(.minutes(4)))
 struct StrictInputSecurityTests {
     static let admin = bearer("admin-1", "admin")
 

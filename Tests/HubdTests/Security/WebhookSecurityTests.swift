@@ -10,7 +10,7 @@ import Testing
 @testable import HubBLESessions
 
 /// Issue #12, webhooks: the hub must not be turned into a client of its own network.
-@Suite("security: webhooks", .timeLimit(.minutes(2)))
+@Suite("security: webhooks", .timeLimit(.minutes(4)))
 struct WebhookSecurityTests {
     static let admin = bearer("admin-1", "admin")
 
