@@ -108,6 +108,12 @@ extension EVMRailTests {
                 #expect(again.object["code"] as? String == "call_reverted")
                 let unknown = try await client.evm(.post, "/listings/hub/999/buy", as: "bob", [:])
                 #expect(unknown.status == .notFound)
+                // Ids past a BIGINT name nothing stored: "not found", never a crash binding them.
+                let huge = "11384619561256443904"
+                for path in ["/listings/hub/\(huge)", "/listings/hub/\(huge)/reviews", "/listings/hub/\(huge)/messages", "/items/hub/\(huge)"] {
+                    #expect(try await client.evm(.get, path, as: "bob").status == .notFound, "\(path)")
+                }
+                #expect(try await client.evm(.post, "/listings/hub/\(huge)/buy", as: "bob", [:]).status == .notFound)
                 let noAccount = try await client.evm(.post, "/listings", as: "carol", ["kind": "sale", "token_id": token, "price": Self.coin])
                 #expect(noAccount.object["code"] as? String == "account_not_found", "\(noAccount.text)")
                 _ = try await client.evm(.post, "/accounts", as: "carol", [:])
@@ -173,6 +179,13 @@ extension EVMRailTests {
                     ["kind": "auction", "token_id": token, "price": Self.coin, "end_time": end]
                 )
                 #expect(created["state"] as? String == "confirmed", "\(created)")
+                let tooLong = try await client.evm(
+                    .post,
+                    "/listings",
+                    as: "alice",
+                    ["kind": "auction", "token_id": token, "price": Self.coin, "end_time": end + ListingsService.longestAuction]
+                )
+                #expect(tooLong.object["field"] as? String == "end_time", "\(tooLong.text)")
                 let listingID = try #require((created["result"] as? [String: String])?["listing_id"])
                 _ = try await Self.fund(client, "bob", coins: 3)
                 let carol = try await Self.fund(client, "carol", coins: 3)

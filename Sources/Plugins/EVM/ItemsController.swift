@@ -53,7 +53,7 @@ struct ItemsController: Sendable {
 
     @Sendable func show(_ request: Request, context: HubRequestContext) async throws -> Response {
         _ = try context.requireScope(.ledgerRead)
-        guard let chain = context.parameters.get("chain"), let tokenText = context.parameters.get("token"), let token = UInt64(tokenText),
+        guard let chain = context.parameters.get("chain"), let token = context.storedID("token"),
             let item = try await items.item(chain: chain, tokenID: token)
         else { throw EVMError(kind: .notFound, errorCode: "item_not_found", message: "No such item.") }
         return try context.json(ItemRepresentation(item: item, provenance: try await items.provenance(of: item)))

@@ -66,7 +66,7 @@ struct ListingsController: Sendable {
 
     @Sendable func show(_ request: Request, context: HubRequestContext) async throws -> Response {
         _ = try context.requireScope(.ledgerRead)
-        guard let chain = context.parameters.get("chain"), let id = context.parameters.get("id").flatMap({ UInt64($0) }),
+        guard let chain = context.parameters.get("chain"), let id = context.storedID("id"),
             let listing = try await listings.listing(chain: chain, id: id)
         else { throw EVMError(kind: .notFound, errorCode: "listing_not_found", message: "No such listing.") }
         return try context.json(listing)
@@ -79,7 +79,7 @@ struct ListingsController: Sendable {
 
     @Sendable func act(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerWrite)
-        guard let chain = context.parameters.get("chain"), let id = context.parameters.get("id").flatMap({ UInt64($0) }) else {
+        guard let chain = context.parameters.get("chain"), let id = context.storedID("id") else {
             throw EVMError(kind: .notFound, errorCode: "listing_not_found", message: "No such listing.")
         }
         guard let action = context.parameters.get("action").flatMap(ListingsService.Action.init(rawValue:)) else {

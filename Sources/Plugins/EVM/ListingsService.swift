@@ -46,11 +46,19 @@ struct ListingsService: Sendable {
         var endTime: UInt64?
     }
 
+    /// The longest auction the rail starts, in seconds.
+    static let longestAuction: UInt64 = 366 * 86_400
+
     func create(_ new: NewListing, by user: UserID) async throws -> EVMOperation {
         guard !new.price.isZero else { throw EVMError.invalid("price", "A price is more than zero.") }
         if new.kind == .auction {
-            guard let end = new.endTime, end > UInt64(Date().timeIntervalSince1970) else {
+            let now = UInt64(Date().timeIntervalSince1970)
+            guard let end = new.endTime, end > now else {
                 throw EVMError.invalid("end_time", "An auction needs an end_time in the future (Unix seconds).")
+            }
+            // A bound keeps a typo (milliseconds for seconds) from locking a token in escrow for ages.
+            guard end - now <= Self.longestAuction else {
+                throw EVMError.invalid("end_time", "An auction ends within \(Self.longestAuction / 86_400) days.")
             }
         }
         let chain = try chains.settings(new.chain)

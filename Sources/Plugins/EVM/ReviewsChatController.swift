@@ -19,7 +19,7 @@ struct ReviewsChatController: Sendable {
     }
 
     static func listing(_ context: HubRequestContext) throws -> (String, UInt64) {
-        guard let chain = context.parameters.get("chain"), let id = context.parameters.get("id").flatMap({ UInt64($0) }) else {
+        guard let chain = context.parameters.get("chain"), let id = context.storedID("id") else {
             throw EVMError(kind: .notFound, errorCode: "listing_not_found", message: "No such listing.")
         }
         return (chain, id)
