@@ -21,11 +21,20 @@ enum EVMEvents {
     static let reviewCreated = "evm.review.created"
     static let chatMessage = "evm.chat.message"
     static let chatRead = "evm.chat.read"
+    static let lectureCreated = "evm.lecture.created"
+    static let lectureRerun = "evm.lecture.rerun"
+    static let lecturePurchased = "evm.lecture.purchased"
+    static let lectureAttendance = "evm.lecture.attendance"
+    static let lectureEvaluated = "evm.lecture.evaluated"
+    static let lectureSettled = "evm.lecture.settled"
+    static let lectureCancelled = "evm.lecture.cancelled"
+    static let lectureRefunded = "evm.lecture.refunded"
 
     static let all = [
         accountCreated, accountExported, operationSubmitted, operationConfirmed, operationFailed, contractDeployed, itemMinted,
         listingCreated, listingPurchased, listingTransferred, listingCancelled, listingRefunded, listingEnded, bidPlaced, saleCompleted,
-        reviewCreated, chatMessage, chatRead,
+        reviewCreated, chatMessage, chatRead, lectureCreated, lectureRerun, lecturePurchased, lectureAttendance, lectureEvaluated,
+        lectureSettled, lectureCancelled, lectureRefunded,
     ]
 
     /// The event of a confirmed action on a listing; a sale's completion adds ``saleCompleted``.
@@ -39,6 +48,21 @@ enum EVMEvents {
         case "end": listingEnded
         case "bid": bidPlaced
         default: nil  // buy, confirm: the sale's completion says it
+        }
+    }
+
+    /// The event of a confirmed action on a lecture (`subject` is `chain:lecture id`).
+    static func lectureEvent(action: String) -> String? {
+        switch action {
+        case "create": lectureCreated
+        case "rerun": lectureRerun
+        case "purchase": lecturePurchased
+        case "attendance": lectureAttendance
+        case "evaluate": lectureEvaluated
+        case "settle": lectureSettled
+        case "cancel": lectureCancelled
+        case "refund": lectureRefunded
+        default: nil
         }
     }
 
@@ -60,5 +84,14 @@ enum EVMEvents {
     struct ItemData: Encodable {
         var item: Item
         var operationId: String
+    }
+
+    /// A lecture's change: the run it concerns as it now stands, and the seat it touched.
+    struct LectureData: Encodable {
+        var chain: String
+        var lectureId: UInt64
+        var operationId: String
+        var run: LectureRun?
+        var seat: LectureSeat?
     }
 }

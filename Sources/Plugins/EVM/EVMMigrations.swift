@@ -4,7 +4,7 @@ import HubKernel
 /// The rail's tables (migration group `evm`). Final once released: a change is a new migration
 /// appended to the list.
 enum EVMMigrations {
-    static let all: [Migration] = [accounts, operations, listings, reviewsAndChat]
+    static let all: [Migration] = [accounts, operations, listings, reviewsAndChat, lectures]
 
     /// Custodial accounts: one key per user and chain, sealed under the rail's data key (see
     /// ``CustodialKeys``); `sealed_key` opens only for this chain and address.
@@ -142,5 +142,70 @@ enum EVMMigrations {
             CREATE INDEX evm_messages_thread ON evm_messages (chain, listing_id, buyer_id, seq);
             """
         return dialect.ddl(template.replacingOccurrences(of: "{serial}", with: serial))
+    }
+
+    /// Paid courses: each lecture with the off-chain details its teacher gave, its runs and their
+    /// seats as the `Lectures` contract last said (read back after each confirmed operation on
+    /// them). Amounts are decimal text of the chain's smallest unit; a seat's written review is
+    /// kept here, its scores on chain.
+    static let lectures = Migration("006_lectures") { dialect in
+        dialect.ddl(
+            """
+            CREATE TABLE evm_lectures (
+                chain TEXT NOT NULL,
+                lecture_id {bigint} NOT NULL,
+                teacher TEXT NOT NULL,
+                teacher_id TEXT NOT NULL,
+                title TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                target TEXT NOT NULL,
+                place TEXT NOT NULL,
+                period TEXT NOT NULL,
+                curriculum TEXT NOT NULL,
+                sessions {bigint} NOT NULL,
+                min_attendance {bigint} NOT NULL,
+                run_count {bigint} NOT NULL,
+                created_at {bigint} NOT NULL,
+                updated_at {bigint} NOT NULL,
+                PRIMARY KEY (chain, lecture_id)
+            );
+            CREATE INDEX evm_lectures_teacher ON evm_lectures (teacher_id, updated_at);
+            CREATE INDEX evm_lectures_updated ON evm_lectures (updated_at);
+            CREATE TABLE evm_lecture_runs (
+                chain TEXT NOT NULL,
+                lecture_id {bigint} NOT NULL,
+                run {bigint} NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('open', 'settled', 'cancelled')),
+                price TEXT NOT NULL,
+                capacity {bigint} NOT NULL,
+                sold {bigint} NOT NULL,
+                total TEXT NOT NULL,
+                end_time {bigint} NOT NULL,
+                evaluations {bigint} NOT NULL,
+                score_sum {bigint} NOT NULL,
+                average {bigint} NOT NULL,
+                fee TEXT,
+                incentive TEXT,
+                teacher_amount TEXT,
+                updated_at {bigint} NOT NULL,
+                PRIMARY KEY (chain, lecture_id, run)
+            );
+            CREATE TABLE evm_lecture_seats (
+                chain TEXT NOT NULL,
+                lecture_id {bigint} NOT NULL,
+                run {bigint} NOT NULL,
+                student TEXT NOT NULL,
+                user_id TEXT,
+                paid TEXT NOT NULL,
+                attendance {bigint} NOT NULL,
+                evaluated {bigint} NOT NULL,
+                refunded {bigint} NOT NULL,
+                review TEXT,
+                updated_at {bigint} NOT NULL,
+                PRIMARY KEY (chain, lecture_id, run, student)
+            );
+            CREATE INDEX evm_lecture_seats_user ON evm_lecture_seats (user_id);
+            """
+        )
     }
 }

@@ -7,7 +7,8 @@ public import ServiceLifecycle
 /// own chain by default: its chains (``EVMConfiguration``), custodial accounts
 /// (``CustodialAccounts``), Sign-In with Ethereum (``EthereumSignIn``), the transactions it sends
 /// (``TransactionSender``, ``OperationTracker``) and items minted through the hub's contracts
-/// (``MarketplaceContracts``, ``ItemsService``).
+/// (``MarketplaceContracts``, ``ItemsService``), listings (``ListingsService``) and paid courses
+/// (``LecturesService``).
 public struct EVMPlugin: RailPlugin {
     public static let id = "evm"
     public static let eventTypes = EVMEvents.all
@@ -17,6 +18,7 @@ public struct EVMPlugin: RailPlugin {
     let accounts: CustodialAccounts
     let items: ItemsService
     let listings: ListingsService
+    let lectures: LecturesService
     let contracts: MarketplaceContracts
 
     public init(context: PluginContext, config: PluginConfig) throws {
@@ -28,6 +30,7 @@ public struct EVMPlugin: RailPlugin {
         contracts = MarketplaceContracts(context: context, sender: sender, deploying: SenderLocks())
         items = ItemsService(context: context, chains: chains, accounts: accounts, contracts: contracts, sender: sender)
         listings = ListingsService(context: context, chains: chains, accounts: accounts, contracts: contracts, sender: sender)
+        lectures = LecturesService(context: context, chains: chains, accounts: accounts, contracts: contracts, sender: sender)
         let defaultChain = try chains.settings(nil)
         context.identity.wallets.schemes.register(EthereumSignIn(chainID: defaultChain.chainID))
     }
@@ -42,6 +45,7 @@ public struct EVMPlugin: RailPlugin {
             reviews: ReviewsService(context: context, listings: listings),
             chat: ChatService(context: context, listings: listings)
         ).addRoutes(to: group)
+        LecturesController(lectures: lectures).addRoutes(to: group)
     }
 
     public var services: [any Service] {
@@ -50,9 +54,9 @@ public struct EVMPlugin: RailPlugin {
 
     public var adminPanel: AdminPanel? {
         AdminPanel(
-            title: "EVM marketplace",
+            title: "EVM marketplace and courses",
             summary:
-                "Items minted through the hub's contracts, their listings (escrow, auction, direct sale) and the transactions the rail sent, on each configured chain.",
+                "Items minted through the hub's contracts, their listings (escrow, auction, direct sale), paid lectures and the transactions the rail sent, on each configured chain.",
             links: [AdminPanel.Link(title: "Chains (JSON)", path: "/chains")],
             lists: [
                 AdminPanel.List(
@@ -94,6 +98,24 @@ public struct EVMPlugin: RailPlugin {
                         path: "/listings/{chain}/{listing_id}",
                         fields: [
                             .init("seller", title: "Seller"), .init("buyer", title: "Buyer"), .init("deadline", title: "Deadline (Unix s)"),
+                        ]
+                    )
+                ),
+                AdminPanel.List(
+                    id: "lectures",
+                    title: "Lectures",
+                    path: "/lectures",
+                    columns: [
+                        .init("lecture_id", title: "Lecture", kind: .link), .init("chain", title: "Chain"), .init("title", title: "Title"),
+                        .init("kind", title: "Kind"), .init("run_count", title: "Runs"), .init("teacher", title: "Teacher"),
+                        .init("updated_at", title: "Changed", kind: .time),
+                    ],
+                    detail: AdminPanel.Detail(
+                        path: "/lectures/{chain}/{lecture_id}",
+                        fields: [
+                            .init("lecture.period", title: "Period"), .init("lecture.place", title: "Place"),
+                            .init("seats_left", title: "Seats left (current run)"), .init("average", title: "Average (current run)"),
+                            .init("average_point", title: "Average (all runs)"),
                         ]
                     )
                 ),

@@ -2,8 +2,8 @@ import ChainKit
 import Foundation
 import HubKernel
 
-/// The marketplace's contracts on each chain, deployed by the hub on first use: the item token
-/// (`ItemToken`), then the marketplace over it (`Marketplace`), each from the chain's platform
+/// The rail's contracts on each chain, deployed by the hub on first use: the item token
+/// (`ItemToken`), the marketplace over it (`Marketplace`) and paid courses (`Lectures`), each from the chain's platform
 /// account, whose key is a vault secret of the rail. Addresses are recorded in `evm_contracts`
 /// when the deployment is confirmed; a use that finds none waits for the one under way (or
 /// starts it), so concurrent first uses deploy once.
@@ -43,6 +43,15 @@ struct MarketplaceContracts: Sendable {
                 [.address(token), .address(platform), .uint(UInt256(Self.platformFeeBps))]
             )
             return Self.initcode(CompiledContracts.marketplaceInitcode) + constructor
+        }
+    }
+
+    /// The paid-courses contract on `chain`, deploying it first if needed: the platform account
+    /// settles its runs and takes the platform's fee.
+    func lectures(on chain: EVMChainSettings, client: ChainClient) async throws -> EthereumAddress {
+        let platform = try await platformKey(chain).address
+        return try await deployed("Lectures", on: chain, client: client) {
+            Self.initcode(CompiledContracts.lecturesInitcode) + (try ABI.encode([.address], [.address(platform)]))
         }
     }
 

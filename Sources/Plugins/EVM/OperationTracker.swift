@@ -101,6 +101,7 @@ struct OperationTracker: Service {
         case minted(Item)
         /// A listing as the chain says after the operation, the token's owner now, and what was done.
         case listing(Listing, owner: String, action: String)
+        case lecture(LectureEffect)
         case none
 
         /// An indexed `uint256` topic (a token or listing id) that fits 64 bits.
@@ -114,6 +115,10 @@ struct OperationTracker: Service {
         /// Reads what a confirmed operation produced: from its receipt, and for a listing from the
         /// chain (the listing and the token's owner at the latest block).
         static func read(operation: Pending, receipt: [String: Any], chain: EVMChainSettings, client: ChainClient) async throws -> Effects {
+            if operation.kind.hasPrefix("lecture.") {
+                return try await LectureEffect.read(operation: operation, receipt: receipt, chain: chain, client: client).map(Effects.lecture)
+                    ?? .none
+            }
             guard operation.kind.hasPrefix("listing.") else { return try Effects(operation: operation, receipt: receipt, chain: chain) }
             let action = String(operation.kind.dropFirst("listing.".count))
             let logs = receipt["logs"] as? [[String: Any]] ?? []
@@ -187,6 +192,7 @@ struct OperationTracker: Service {
             case .deployed(_, let address): #"{"address":"\#(address.checksummed)"}"#
             case .minted(let item): #"{"token_id":"\#(item.tokenId)"}"#
             case .listing(let listing, _, _): #"{"listing_id":"\#(listing.listingId)","state":"\#(listing.state)"}"#
+            case .lecture(let effect): effect.resultJSON
             case .none: nil
             }
         }
@@ -235,6 +241,8 @@ struct OperationTracker: Service {
                 let subject = "\(listing.chain):\(listing.listingId)"
                 if let type = EVMEvents.listingEvent(action: action) { try unit.emit(type, subject: subject, data: data) }
                 if listing.state == "completed" { try unit.emit(EVMEvents.saleCompleted, subject: subject, data: data) }
+            case .lecture(let effect):
+                try effect.apply(on: unit, operationID: operationID)
             case .none:
                 break
             }
