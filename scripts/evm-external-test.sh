@@ -2,7 +2,7 @@
 # The EVM rail against an independent EVM node: the py-evm test node (tools/evmnode, a test double
 # for geth/Kaia, which cannot run offline here) configured as the rail's chain `testnode` with 2
 # confirmations, and a live hubd; tools/evm/external_check.py mints there, through a
-# reorganisation and a node that goes down and comes back.
+# reorganisation and a node that goes down and comes back, then runs a paid course to settlement.
 # Usage: scripts/evm-external-test.sh
 set -euo pipefail
 

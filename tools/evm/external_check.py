@@ -10,7 +10,10 @@ Checks, each printed as `ok …` or `FAIL …` (exit status 1 on any failure):
 - a mint whose block a reorganisation drops is sent again and confirmed once: one token, the same
   transaction hash, one nonce;
 - while the node is down a mint is refused with 503 chain_unavailable and nothing is recorded;
-  when it is back, mints work again.
+  when it is back, mints work again;
+- a paid course there: created (deploying the courses contract), a seat bought, attendance,
+  one evaluation, settlement after the end with the contract's split, the teacher's earnings
+  withdrawn.
 """
 
 import json
@@ -80,6 +83,87 @@ def operation(base, token, operation_id):
     return hub(base, token, "GET", f"/operations/{operation_id}")[1]
 
 
+def settled_operation(base, token, answer, seconds=60):
+    """Waits for the operation of a 202 answer to leave `pending`; returns it (or the refusal)."""
+    status, sent = answer
+    if status != 202:
+        return sent
+    return wait(lambda: (lambda op: op["state"] != "pending" and op)(operation(base, token, sent["id"])), seconds) or {"state": "pending"}
+
+
+def user_token(base, admin_token, email):
+    """A new member, logged in: their access token."""
+    password = "course-check-" + "x" * 12
+    body = json.dumps({"email": email, "display_name": email.split("@")[0], "password": password}).encode()
+    headers = {"Authorization": f"Bearer {admin_token}", "Content-Type": "application/json"}
+    OPENER.open(urllib.request.Request(base + "/v1/users", data=body, method="POST", headers=headers), timeout=30).read()
+    login = json.dumps({"email": email, "password": password}).encode()
+    request = urllib.request.Request(base + "/v1/auth/login", data=login, method="POST", headers={"Content-Type": "application/json"})
+    with OPENER.open(request, timeout=30) as response:
+        return json.loads(response.read())["access_token"]
+
+
+def course(base, teacher, node):
+    """A lecture on the external chain: deployed on first use, bought, attended, evaluated, settled
+    after the end with the fee and incentive, the teacher's earnings withdrawn; every step confirmed
+    only after 2 blocks (a miner thread keeps making them)."""
+    student = user_token(base, teacher, "student@example.test")
+    status, account = hub(base, student, "POST", "/accounts", {"chain": "testnode"})
+    check(status == 201, f"the student opens an account on the external chain ({status})")
+    fund(node, account["address"], 10**18)
+    mining = threading.Event()
+    mining.set()
+
+    def miner():
+        while mining.is_set():
+            call(node, "evm_mine")
+            time.sleep(0.2)
+
+    thread = threading.Thread(target=miner, daemon=True)
+    thread.start()
+    try:
+        price = 10**16
+        head = call(node, "eth_getBlockByNumber", ["latest", False])
+        end = int(head["timestamp"], 16) + 3600
+        created = settled_operation(base, teacher, hub(base, teacher, "POST", "/lectures", {
+            "chain": "testnode", "title": "External pottery", "kind": "workshop", "price": str(price), "capacity": 1,
+            "sessions": 1, "min_attendance": 1, "end_time": end}))
+        check(created.get("state") == "confirmed", f"a lecture is created after deploying the courses contract ({created.get('state') or created})")
+        lecture = (created.get("result") or {}).get("lecture_id")
+        path = f"/lectures/testnode/{lecture}"
+        bought = settled_operation(base, student, hub(base, student, "POST", path + "/purchase", {}))
+        check(bought.get("state") == "confirmed", f"the student buys the only seat ({bought.get('state') or bought})")
+        status, again = hub(base, student, "POST", path + "/purchase", {})
+        check(status == 422 and again.get("code") == "call_reverted", f"a second seat is refused before sending ({status})")
+        attended = settled_operation(base, teacher, hub(base, teacher, "POST", path + "/attendance", {"session": 0, "student": account["address"]}))
+        check(attended.get("state") == "confirmed", "the teacher records the attendance")
+        evaluated = settled_operation(base, student, hub(base, student, "POST", path + "/evaluate", {"scores": [90, 90, 90, 90, 90]}))
+        check(evaluated.get("state") == "confirmed", "the student evaluates once")
+        status, early = hub(base, teacher, "POST", path + "/settle", {})
+        check(status == 422 and early.get("code") == "call_reverted", f"settling before the end is refused ({status})")
+        call(node, "evm_increaseTime", [3700])
+        call(node, "evm_mine")
+        settled = settled_operation(base, teacher, hub(base, teacher, "POST", path + "/settle", {}))
+        check(settled.get("state") == "confirmed", f"after the end the run is settled ({settled.get('state') or settled})")
+        status, shown = hub(base, teacher, "GET", path)
+        run = (shown.get("runs") or [{}])[0]
+        fee, incentive = price // 10, price // 10 * 10 // 100
+        check(
+            run.get("state") == "settled" and run.get("average") == 90 and run.get("fee") == str(fee) and run.get("incentive") == str(incentive)
+            and run.get("teacher_amount") == str(price - fee + incentive),
+            f"the split is the contract's: fee 10 %, incentive 10 % of it for an average of 90 ({run})",
+        )
+        status, earnings = hub(base, teacher, "GET", "/lectures/earnings?chain=testnode")
+        check(earnings.get("pending") == str(price - fee + incentive), f"the teacher's earnings wait in the contract ({earnings})")
+        withdrawn = settled_operation(base, teacher, hub(base, teacher, "POST", "/lectures/earnings", {"chain": "testnode"}))
+        check(withdrawn.get("state") == "confirmed", "and are withdrawn")
+        status, earnings = hub(base, teacher, "GET", "/lectures/earnings?chain=testnode")
+        check(earnings.get("pending") == "0", "leaving nothing owed")
+    finally:
+        mining.clear()
+        thread.join()
+
+
 def main(base, token, node):
     chains = wait(lambda: [c for c in hub(base, token, "GET", "/chains")[1]["data"] if c["id"] == "testnode" and c["status"] == "ready"])
     check(bool(chains), "the external chain is ready (its node reports chain id 31337)")
@@ -147,6 +231,8 @@ def main(base, token, node):
     call(node, "evm_mine", [{"blocks": 2}])
     settled = wait(lambda: operation(base, token, third["id"])["state"] != "pending" and operation(base, token, third["id"]))
     check(bool(settled) and settled["result"] == {"token_id": "3"}, "and confirms as token 3")
+
+    course(base, token, node)
 
     print(f"{failures} failed")
     sys.exit(1 if failures else 0)
