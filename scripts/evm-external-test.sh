@@ -64,3 +64,9 @@ if ! "$venv/bin/python" tools/evm/external_check.py "$base" "$token" "$node"; th
     tail -n 20 "$work/node.log" >&2 || true
     die "FAILED"
 fi
+# The ledger mirror of the contracts' money keeps every invariant.
+"$hubd" verify --database-url "$database" >"$work/verify.txt" 2>&1 || {
+    cat "$work/verify.txt" >&2
+    die "hubd verify failed after the check"
+}
+say "hubd verify: $(tail -n 1 "$work/verify.txt")"

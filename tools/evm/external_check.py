@@ -11,9 +11,10 @@ Checks, each printed as `ok …` or `FAIL …` (exit status 1 on any failure):
   transaction hash, one nonce;
 - while the node is down a mint is refused with 503 chain_unavailable and nothing is recorded;
   when it is back, mints work again;
-- a paid course there: created (deploying the courses contract), a seat bought, attendance,
-  one evaluation, settlement after the end with the contract's split, the teacher's earnings
-  withdrawn.
+- a paid course there: created (deploying the courses contract), a seat bought (its price held in
+  the ledger from the student), attendance, one evaluation, settlement after the end with the
+  contract's split (the hold posted, the teacher's share credited), the teacher's earnings
+  withdrawn (debited to the chain's outside account); a cancelled re-run refunded (the hold voided).
 """
 
 import json
@@ -83,6 +84,14 @@ def operation(base, token, operation_id):
     return hub(base, token, "GET", f"/operations/{operation_id}")[1]
 
 
+def ledger_account(base, token, asset="EVM-31337"):
+    """The caller's own ledger account of `asset` (the external chain's), or {}."""
+    request = urllib.request.Request(base + "/v1/ledger/accounts?limit=100", headers={"Authorization": f"Bearer {token}"})
+    with OPENER.open(request, timeout=30) as response:
+        accounts = json.loads(response.read())["data"]
+    return next((a for a in accounts if a["asset"] == asset), {}).get("balances", {})
+
+
 def settled_operation(base, token, answer, seconds=60):
     """Waits for the operation of a 202 answer to leave `pending`; returns it (or the refusal)."""
     status, sent = answer
@@ -133,6 +142,9 @@ def course(base, teacher, node):
         path = f"/lectures/testnode/{lecture}"
         bought = settled_operation(base, student, hub(base, student, "POST", path + "/purchase", {}))
         check(bought.get("state") == "confirmed", f"the student buys the only seat ({bought.get('state') or bought})")
+        held = ledger_account(base, student)
+        check(held.get("debits_pending") == str(price) and held.get("credits_posted") == str(price) and held.get("available") == "0",
+              f"the seat's price is held in the ledger from the student's account ({held})")
         status, again = hub(base, student, "POST", path + "/purchase", {})
         check(status == 422 and again.get("code") == "call_reverted", f"a second seat is refused before sending ({status})")
         attended = settled_operation(base, teacher, hub(base, teacher, "POST", path + "/attendance", {"session": 0, "student": account["address"]}))
@@ -153,12 +165,29 @@ def course(base, teacher, node):
             and run.get("teacher_amount") == str(price - fee + incentive),
             f"the split is the contract's: fee 10 %, incentive 10 % of it for an average of 90 ({run})",
         )
+        paid = ledger_account(base, student)
+        check(paid.get("debits_posted") == str(price) and paid.get("debits_pending") == "0", f"settled, the student's hold is posted ({paid})")
+        owed = ledger_account(base, teacher)
+        check(owed.get("credits_posted") == str(price - fee + incentive), f"and the teacher's share credited ({owed})")
         status, earnings = hub(base, teacher, "GET", "/lectures/earnings?chain=testnode")
         check(earnings.get("pending") == str(price - fee + incentive), f"the teacher's earnings wait in the contract ({earnings})")
         withdrawn = settled_operation(base, teacher, hub(base, teacher, "POST", "/lectures/earnings", {"chain": "testnode"}))
         check(withdrawn.get("state") == "confirmed", "and are withdrawn")
         status, earnings = hub(base, teacher, "GET", "/lectures/earnings?chain=testnode")
         check(earnings.get("pending") == "0", "leaving nothing owed")
+        owed = ledger_account(base, teacher)
+        check(owed.get("available") == "0" and owed.get("debits_posted") == str(price - fee + incentive), f"in the ledger too ({owed})")
+
+        # A re-run, cancelled: the refund releases the hold back to the student's wallet.
+        head = call(node, "eth_getBlockByNumber", ["latest", False])
+        rerun = settled_operation(base, teacher, hub(base, teacher, "POST", path + "/rerun", {"price": str(price), "capacity": 1, "end_time": int(head["timestamp"], 16) + 3600}))
+        bought = settled_operation(base, student, hub(base, student, "POST", path + "/purchase", {}))
+        cancelled = settled_operation(base, teacher, hub(base, teacher, "POST", path + "/cancel", {}))
+        refunded = settled_operation(base, student, hub(base, student, "POST", path + "/refund", {"run": 1}))
+        check([o.get("state") for o in (rerun, bought, cancelled, refunded)] == ["confirmed"] * 4, "a re-run is bought, cancelled and refunded")
+        back = ledger_account(base, student)
+        check(back.get("debits_pending") == "0" and back.get("debits_posted") == str(2 * price) and back.get("credits_posted") == str(2 * price),
+              f"the refund voids the hold and returns the price to the student's wallet ({back})")
     finally:
         mining.clear()
         thread.join()

@@ -80,6 +80,11 @@ public final class UnitOfWork {
         try LedgerStore.pendingStatus(id, locking: true, on: database)
     }
 
+    /// A transfer as this unit sees it (a hold's amount, say), or `nil` when there is none.
+    public func transfer(_ id: TransferID) throws -> Transfer? {
+        try LedgerStore.transfer(id, on: database)
+    }
+
     /// The accounts that exist among `ids`, read inside the unit (row-locked on PostgreSQL so
     /// that another process cannot change them before this commits).
     public func accounts(_ ids: [AccountID]) throws -> [Account] {

@@ -88,6 +88,8 @@ enum ChainStatus: Sendable, Equatable {
 /// the hub starts is picked up when it comes back.
 struct ChainPreparation: Service {
     let chains: EVMChains
+    /// Where an external chain's ledger asset is created (``ContractLedger``).
+    let ledger: RailLedger
     let logger: Logger
     var retry: Duration = .seconds(5)
 
@@ -104,6 +106,7 @@ struct ChainPreparation: Service {
             for chain in pending {
                 do {
                     try await chains.prepare(chain, logger: logger)
+                    try await ContractLedger.ensureAsset(chain, ledger: ledger)
                     chains.record(.ready, for: chain.id)
                 } catch is CancellationError {
                     return

@@ -31,6 +31,9 @@ public struct EVMPlugin: RailPlugin {
         items = ItemsService(context: context, chains: chains, accounts: accounts, contracts: contracts, sender: sender)
         listings = ListingsService(context: context, chains: chains, accounts: accounts, contracts: contracts, sender: sender)
         lectures = LecturesService(context: context, chains: chains, accounts: accounts, contracts: contracts, sender: sender)
+        // Each external chain's asset (`EVM-<chain id>`) is the rail's alone: nobody else may
+        // create, and pre-mint, the asset of a chain before the rail does.
+        context.ledger.reserveAssetCodes(prefix: ContractLedger.assetPrefix, rail: Self.id)
         let defaultChain = try chains.settings(nil)
         context.identity.wallets.schemes.register(EthereumSignIn(chainID: defaultChain.chainID))
     }
@@ -49,7 +52,7 @@ public struct EVMPlugin: RailPlugin {
     }
 
     public var services: [any Service] {
-        [ChainPreparation(chains: chains, logger: context.logger), OperationTracker(context: context, chains: chains)]
+        [ChainPreparation(chains: chains, ledger: context.ledger, logger: context.logger), OperationTracker(context: context, chains: chains)]
     }
 
     public var adminPanel: AdminPanel? {

@@ -13,6 +13,9 @@ struct LectureEffect: Sendable {
     var runs: [LectureRun]
     var seat: LectureSeat?
     var details: [String: String]
+    var contract: EthereumAddress
+    /// The platform account, paid the fee at settlement (read only where the ledger mirrors).
+    var platform: EthereumAddress?
 
     static let createdTopic = Hex.encode(ABI.eventTopic("LectureCreated(uint256,address,uint256,uint256)"))
 
@@ -79,6 +82,14 @@ struct LectureEffect: Sendable {
                 )
             )
         }
+        var platform: EthereumAddress?
+        if ContractLedger.mirrors(chain) {
+            let word = try await client.ethCall(to: contract, data: try ABI.calldata("platform()", types: [], values: []))
+            guard case .address(let address)? = try ABI.decode([.address], word).first else {
+                throw EVMError.chainUnavailable(chain.id, "the courses contract names no platform")
+            }
+            platform = address
+        }
         return LectureEffect(
             chain: chain.id,
             lectureID: lectureID,
@@ -86,7 +97,9 @@ struct LectureEffect: Sendable {
             onChain: lecture,
             runs: runs,
             seat: seat,
-            details: operation.details
+            details: operation.details,
+            contract: contract,
+            platform: platform
         )
     }
 
@@ -115,7 +128,8 @@ struct LectureEffect: Sendable {
         return #"{"lecture_id":"\#(lectureID)","run":"\#(run)"}"#
     }
 
-    func apply(on unit: UnitOfWork, operationID: String) throws {
+    func apply(on unit: UnitOfWork, operation: OperationTracker.Pending, chain settings: EVMChainSettings) throws {
+        let operationID = operation.id
         let connection = unit.connection
         let id = Int64(lectureID)
         if action == "create" {
@@ -162,6 +176,10 @@ struct LectureEffect: Sendable {
                 """
             )
         }
+        if ContractLedger.mirrors(settings) {
+            var ledger = ContractLedger(unit: unit, chain: settings, txHash: operation.txHash, kind: operation.kind)
+            try mirror(in: &ledger)
+        }
         guard let type = EVMEvents.lectureEvent(action: action) else { return }
         let run = details["run"].flatMap { UInt64($0) }
         try unit.emit(
@@ -175,5 +193,42 @@ struct LectureEffect: Sendable {
                 seat: seat
             )
         )
+    }
+
+    /// The hold of a seat's payment.
+    func hold(run: UInt64, student: String) -> String {
+        "lecture:\(chain):\(contract.checksummed):\(lectureID):\(run):\(student)"
+    }
+
+    /// The ledger's side on an external chain (``ContractLedger``): a seat's price held from its
+    /// student for the contract; at settlement the holds posted and the split credited to the
+    /// teacher and the platform; a refund releases the hold back to the student's wallet.
+    private func mirror(in ledger: inout ContractLedger) throws {
+        switch action {
+        case "purchase":
+            guard let seat, let paid = try? UInt256(decimal: seat.paid) else { return }
+            try ledger.lock(paid, from: try EthereumAddress(seat.student), in: contract, hold: hold(run: seat.run, student: seat.student))
+        case "refund":
+            guard let seat else { return }
+            try ledger.release(hold: hold(run: seat.run, student: seat.student), to: try EthereumAddress(seat.student))
+        case "settle":
+            guard let index = details["run"].flatMap({ UInt64($0) }), let run = runs.first(where: { $0.run == index }),
+                let total = ContractLedger.ledgerAmount(try UInt256(decimal: run.total)),
+                let fee = run.fee.flatMap({ try? UInt256(decimal: $0) }), let incentive = run.incentive.flatMap({ try? UInt256(decimal: $0) }),
+                let teacherAmount = run.teacherAmount.flatMap({ try? UInt256(decimal: $0) })
+            else { return }
+            let students = try ledger.unit.connection.query(
+                "SELECT student FROM evm_lecture_seats WHERE chain = \(chain) AND lecture_id = \(Int64(lectureID)) AND run = \(Int64(index))"
+            ).map { try $0.text("student") }
+            let holds = students.map { hold(run: index, student: $0) }
+            // Seats bought outside the hub were never held here: their money enters the contract now.
+            let held = try ledger.held(holds)
+            if total > held { try ledger.enterContract(total - held, contract) }
+            for hold in holds { try ledger.capture(hold: hold) }
+            try ledger.pay(teacherAmount, from: contract, to: onChain.teacher)
+            if let platform { try ledger.pay(fee.subtractingReportingOverflow(incentive).partialValue, from: contract, to: platform) }
+        default:
+            break
+        }
     }
 }

@@ -84,7 +84,7 @@ struct OperationTracker: Service {
                 """
             )
             guard changed == 1 else { return }
-            try effects?.apply(on: unit, operationID: operation.id)
+            try effects?.apply(on: unit, operation: operation, chain: chain)
             if let settled = try EVMOperation.find(operation.id, on: unit.connection) {
                 try unit.emit(
                     succeeded ? EVMEvents.operationConfirmed : EVMEvents.operationFailed,
@@ -102,6 +102,8 @@ struct OperationTracker: Service {
         /// A listing as the chain says after the operation, the token's owner now, and what was done.
         case listing(Listing, owner: String, action: String)
         case lecture(LectureEffect)
+        /// A contract paid out what it owed `payee` (its `Withdrawn` log).
+        case withdrawn(payee: EthereumAddress, amount: UInt256)
         case none
 
         /// An indexed `uint256` topic (a token or listing id) that fits 64 bits.
@@ -115,6 +117,9 @@ struct OperationTracker: Service {
         /// Reads what a confirmed operation produced: from its receipt, and for a listing from the
         /// chain (the listing and the token's owner at the latest block).
         static func read(operation: Pending, receipt: [String: Any], chain: EVMChainSettings, client: ChainClient) async throws -> Effects {
+            if operation.kind == "withdraw" || operation.kind == "lecture.withdraw" {
+                return Self(withdrawal: receipt)
+            }
             if operation.kind.hasPrefix("lecture.") {
                 return try await LectureEffect.read(operation: operation, receipt: receipt, chain: chain, client: client).map(Effects.lecture)
                     ?? .none
@@ -152,6 +157,26 @@ struct OperationTracker: Service {
                 throw EVMError.chainUnavailable(chain.id, "ownerOf did not answer an address")
             }
             return .listing(listing, owner: owner.checksummed, action: action)
+        }
+
+        static let withdrawnTopic = Hex.encode(ABI.eventTopic("Withdrawn(address,uint256)"))
+
+        /// The `Withdrawn(account, amount)` log of the contract the receipt's transaction called.
+        init(withdrawal receipt: [String: Any]) {
+            let contract = (receipt["to"] as? String)?.lowercased()
+            let logs = receipt["logs"] as? [[String: Any]] ?? []
+            guard
+                let log = logs.first(where: {
+                    ($0["address"] as? String)?.lowercased() == contract && ($0["topics"] as? [String])?.first == Self.withdrawnTopic
+                }),
+                let topics = log["topics"] as? [String], topics.count == 2,
+                let payee = try? EthereumAddress(bytes: Array(try Hex.decode(topics[1]).suffix(20))),
+                let data = (log["data"] as? String).flatMap({ try? Hex.decode($0) }), let amount = try? UInt256(bigEndian: data)
+            else {
+                self = .none
+                return
+            }
+            self = .withdrawn(payee: payee, amount: amount)
         }
 
         init(operation: Pending, receipt: [String: Any], chain: EVMChainSettings) throws {
@@ -193,11 +218,13 @@ struct OperationTracker: Service {
             case .minted(let item): #"{"token_id":"\#(item.tokenId)"}"#
             case .listing(let listing, _, _): #"{"listing_id":"\#(listing.listingId)","state":"\#(listing.state)"}"#
             case .lecture(let effect): effect.resultJSON
+            case .withdrawn(_, let amount): #"{"amount":"\#(amount)"}"#
             case .none: nil
             }
         }
 
-        func apply(on unit: UnitOfWork, operationID: String) throws {
+        func apply(on unit: UnitOfWork, operation: Pending, chain: EVMChainSettings) throws {
+            let operationID = operation.id
             switch self {
             case .deployed(let name, let address):
                 let chain = try unit.connection.queryFirst("SELECT chain FROM evm_operations WHERE id = \(operationID)")?.text("chain") ?? ""
@@ -242,7 +269,11 @@ struct OperationTracker: Service {
                 if let type = EVMEvents.listingEvent(action: action) { try unit.emit(type, subject: subject, data: data) }
                 if listing.state == "completed" { try unit.emit(EVMEvents.saleCompleted, subject: subject, data: data) }
             case .lecture(let effect):
-                try effect.apply(on: unit, operationID: operationID)
+                try effect.apply(on: unit, operation: operation, chain: chain)
+            case .withdrawn(let payee, let amount):
+                guard ContractLedger.mirrors(chain) else { break }
+                var ledger = ContractLedger(unit: unit, chain: chain, txHash: operation.txHash, kind: operation.kind)
+                try ledger.withdraw(amount, by: payee)
             case .none:
                 break
             }
