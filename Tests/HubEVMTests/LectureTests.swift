@@ -9,6 +9,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import HubEVM
+@testable import HubLocalChain
 
 extension EVMRailTests {
     /// Paid courses on the hub's own chain over HTTP: the `Lectures` contract holds the rules, the
@@ -16,6 +17,7 @@ extension EVMRailTests {
     @Suite("EVM rail: lectures on the hub's chain", .timeLimit(.minutes(3)))
     struct LectureTests {
         static let coin = ListingTests.coin
+        static let chainID = ListingTests.chainID
 
         static func operationCount(_ hub: Hub) async throws -> Int64? {
             try await hub.database.read { try $0.queryFirst("SELECT count(*) AS n FROM evm_operations")?.int("n") }
@@ -80,9 +82,27 @@ extension EVMRailTests {
                 #expect(twice.object["code"] as? String == "call_reverted", "one seat per run: \(twice.text)")
                 let teacherBuys = try await client.evm(.post, path + "/purchase", as: "tina", [:])
                 #expect(teacherBuys.object["code"] as? String == "call_reverted")
-                #expect(try await ListingTests.run(client, path + "/purchase", as: "carol")["state"] as? String == "confirmed")
+                // A retry with the same Idempotency-Key answers the same operation and sends nothing more.
+                let keyed = bearer("carol") + jsonHeaders + [.idempotencyKey: "carol-seat-1"]
+                let first = try await client.execute(uri: "/v1/rails/evm" + path + "/purchase", method: .post, headers: keyed, body: jsonBody([:]))
+                let retry = try await client.execute(uri: "/v1/rails/evm" + path + "/purchase", method: .post, headers: keyed, body: jsonBody([:]))
+                #expect(first.status == .accepted, "\(first.text)")
+                let carolSeat = try #require(first.object["id"] as? String)
+                #expect(retry.object["id"] as? String == carolSeat)
+                #expect(try await ItemMintTests.settled(carolSeat, as: "carol", client)["state"] as? String == "confirmed")
                 let full = try await client.evm(.post, path + "/purchase", as: "dave", [:])
                 #expect(full.object["code"] as? String == "call_reverted", "no seat left: \(full.text)")
+
+                // On the hub's own chain the local chain's mirror holds the seats' money in the
+                // contract's ledger account: the rail adds nothing of its own (no double counting).
+                let contract = try #require(
+                    try await hub.database.read { try $0.queryFirst("SELECT address FROM evm_contracts WHERE name = 'Lectures'")?.text("address") }
+                )
+                let mirror = try #require(
+                    try await hub.ledger.account(LocalChainIDs.ledgerAccount(chainID: Self.chainID, address: try EthereumAddress(contract)))
+                )
+                #expect(mirror.creditsPosted - mirror.debitsPosted == 2_000_000_000_000_000_000)
+                #expect(try await hub.database.read { try $0.queryFirst("SELECT count(*) AS n FROM ledger_assets WHERE code LIKE 'EVM-%'")?.int("n") } == 0)
 
                 var shown = try await client.evm(.get, path, as: "bob").object
                 #expect(shown["seats_left"] as? Int == 0)
@@ -174,6 +194,9 @@ extension EVMRailTests {
                 let unknown = try await client.evm(.post, "/lectures/hub/999/purchase", as: "bob", [:])
                 #expect(unknown.status == .notFound, "\(unknown.text)")
                 #expect(try await client.evm(.get, "/lectures/hub/11384619561256443904", as: "bob").status == .notFound)
+                try await hub.ledger.expectVerified()
+                let chains = try #require(try await LocalChainVerifier.verify(hub.database))
+                #expect(chains.problems.isEmpty, "\(chains.problems)")
             }
         }
 
