@@ -14,7 +14,9 @@ Checks, each printed as `ok …` or `FAIL …` (exit status 1 on any failure):
 - a paid course there: created (deploying the courses contract), a seat bought (its price held in
   the ledger from the student), attendance, one evaluation, settlement after the end with the
   contract's split (the hold posted, the teacher's share credited), the teacher's earnings
-  withdrawn (debited to the chain's outside account); a cancelled re-run refunded (the hold voided).
+  withdrawn (debited to the chain's outside account); a cancelled re-run refunded (the hold voided);
+- an escrow sale there with the ledger following the marketplace: deposit and payment held,
+  then each party's account equal to what the contract owes them.
 """
 
 import json
@@ -193,6 +195,63 @@ def course(base, teacher, node):
         thread.join()
 
 
+def market_account(base, token):
+    """The caller's ledger account at the marketplace contract (code evm-wallet, metadata contract)."""
+    request = urllib.request.Request(base + "/v1/ledger/accounts?limit=100", headers={"Authorization": f"Bearer {token}"})
+    with OPENER.open(request, timeout=30) as response:
+        accounts = json.loads(response.read())["data"]
+    market = [a for a in accounts if a["asset"] == "EVM-31337" and a["metadata"].get("contract") and a["metadata"]["contract"] == MARKET[0]]
+    return market[0]["balances"] if market else {}
+
+
+MARKET = [None]
+
+
+def escrow(base, seller, node):
+    """An escrow sale on the external chain with the ledger following it: the seller's deposit and
+    the buyer's payment held while locked; once completed every party's account at the
+    marketplace shows exactly what the contract owes them; a withdrawal empties it."""
+    buyer = user_token(base, seller, "buyer@example.test")
+    status, account = hub(base, buyer, "POST", "/accounts", {"chain": "testnode"})
+    fund(node, account["address"], 10**18)
+    mining = threading.Event()
+    mining.set()
+
+    def miner():
+        while mining.is_set():
+            call(node, "evm_mine")
+            time.sleep(0.2)
+
+    thread = threading.Thread(target=miner, daemon=True)
+    thread.start()
+    try:
+        price = 10**16
+        listed = settled_operation(base, seller, hub(base, seller, "POST", "/listings", {"chain": "testnode", "kind": "escrow", "token_id": 1, "price": str(price)}))
+        check(listed.get("state") == "confirmed", f"an escrow is listed on the external chain ({listed.get('state') or listed})")
+        MARKET[0] = listed.get("subject")
+        listing = (listed.get("result") or {}).get("listing_id")
+        path = f"/listings/testnode/{listing}"
+        deposit = market_account(base, seller)
+        check(deposit.get("debits_pending") == str(price), f"the seller's deposit is held in the ledger ({deposit})")
+        bought = settled_operation(base, buyer, hub(base, buyer, "POST", path + "/purchase", {}))
+        check(bought.get("state") == "confirmed", "the buyer pays price and deposit")
+        paid = market_account(base, buyer)
+        check(paid.get("debits_pending") == str(2 * price), f"held from the buyer ({paid})")
+        moved = settled_operation(base, seller, hub(base, seller, "POST", path + "/transfer", {}))
+        received = settled_operation(base, buyer, hub(base, buyer, "POST", path + "/confirm", {}))
+        check(moved.get("state") == "confirmed" and received.get("state") == "confirmed", "the seller transfers the token, the buyer confirms receipt")
+        for who, token in (("seller", seller), ("buyer", buyer)):
+            owed = hub(base, token, "GET", "/withdrawals?chain=testnode")[1].get("amount")
+            shown = market_account(base, token)
+            check(shown.get("debits_pending") == "0" and shown.get("available") == owed,
+                  f"the {who}'s account at the marketplace shows what the contract owes them ({owed}: {shown})")
+        withdrawn = settled_operation(base, buyer, hub(base, buyer, "POST", "/withdrawals", {"chain": "testnode"}))
+        check(withdrawn.get("state") == "confirmed" and market_account(base, buyer).get("available") == "0", "the buyer withdraws the deposit; nothing left owed")
+    finally:
+        mining.clear()
+        thread.join()
+
+
 def main(base, token, node):
     chains = wait(lambda: [c for c in hub(base, token, "GET", "/chains")[1]["data"] if c["id"] == "testnode" and c["status"] == "ready"])
     check(bool(chains), "the external chain is ready (its node reports chain id 31337)")
@@ -262,6 +321,7 @@ def main(base, token, node):
     check(bool(settled) and settled["result"] == {"token_id": "3"}, "and confirms as token 3")
 
     course(base, token, node)
+    escrow(base, token, node)
 
     print(f"{failures} failed")
     sys.exit(1 if failures else 0)

@@ -46,10 +46,11 @@ struct ChainClient: Sendable {
     }
 
     /// `eth_call` at the latest block: the returned bytes.
-    func ethCall(to contract: EthereumAddress, data: [UInt8], from: EthereumAddress? = nil) async throws -> [UInt8] {
+    /// `eth_call` at `block` (a tag such as `latest`, or a block number as a hex quantity).
+    func ethCall(to contract: EthereumAddress, data: [UInt8], from: EthereumAddress? = nil, block: String = "latest") async throws -> [UInt8] {
         var call: [String: Any] = ["to": contract.checksummed, "data": Hex.encode(data)]
         if let from { call["from"] = from.checksummed }
-        guard let text = try await self.call("eth_call", [call, "latest"]) as? String, let bytes = try? Hex.decode(text) else {
+        guard let text = try await self.call("eth_call", [call, block]) as? String, let bytes = try? Hex.decode(text) else {
             throw EVMError.chainUnavailable(chain, "eth_call did not answer hex data")
         }
         return bytes

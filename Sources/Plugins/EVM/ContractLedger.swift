@@ -73,9 +73,11 @@ struct ContractLedger {
         return id
     }
 
-    /// The account of `address`: its hub user's when it is their custodial account.
-    func account(of address: EthereumAddress) throws -> AccountID {
-        let id = Self.accountID("\(chain.chainID):\(address.checksummed)")
+    /// The account of `address` at `contract` (what it holds in or is owed by that contract): its
+    /// hub user's when the address is their custodial account. One per contract, so each
+    /// contract's credits can be compared with what that contract says it owes.
+    func account(of address: EthereumAddress, at contract: EthereumAddress) throws -> AccountID {
+        let id = Self.accountID("\(chain.chainID):\(contract.checksummed):\(address.checksummed)")
         let user = try unit.connection.queryFirst(
             "SELECT user_id FROM evm_accounts WHERE chain = \(chain.id) AND address = \(address.checksummed)"
         )?.text("user_id")
@@ -84,7 +86,7 @@ struct ContractLedger {
             owner: user.map(AccountOwner.user) ?? .system("evm:\(chain.id):\(address.checksummed)"),
             code: "evm-wallet",
             flags: [.debitsMustNotExceedCredits],
-            metadata: ["chain": chain.id, "address": address.checksummed]
+            metadata: ["chain": chain.id, "address": address.checksummed, "contract": contract.checksummed]
         )
         return id
     }
@@ -125,7 +127,7 @@ struct ContractLedger {
     /// Money entering the contracts from `payer`'s wallet, held for `contract` under `hold`.
     mutating func lock(_ amount: UInt256, from payer: EthereumAddress, in contract: EthereumAddress, hold: String) throws {
         guard let amount = Self.ledgerAmount(amount), amount > 0 else { return }
-        let user = try account(of: payer)
+        let user = try account(of: payer, at: contract)
         try submit([
             TransferRequest(
                 id: nextID(),
@@ -148,13 +150,13 @@ struct ContractLedger {
     }
 
     /// The contract gives held money back to its payer's wallet.
-    mutating func release(hold: String, to payer: EthereumAddress) throws {
+    mutating func release(hold: String, to payer: EthereumAddress, at contract: EthereumAddress) throws {
         guard try unit.pendingStatus(Self.holdID(hold))?.state == .pending, let amount = try unit.transfer(Self.holdID(hold))?.amount else { return }
         try submit([
             TransferRequest(id: nextID(), action: .voidPending(pendingID: Self.holdID(hold)), linked: true, reference: reference),
             TransferRequest(
                 id: nextID(),
-                action: .post(debit: try account(of: payer), credit: try outside(), amount: amount, asset: asset),
+                action: .post(debit: try account(of: payer, at: contract), credit: try outside(), amount: amount, asset: asset),
                 reference: reference
             ),
         ])
@@ -179,7 +181,7 @@ struct ContractLedger {
         try submit([
             TransferRequest(
                 id: nextID(),
-                action: .post(debit: try self.contract(contract), credit: try account(of: payee), amount: amount, asset: asset),
+                action: .post(debit: try self.contract(contract), credit: try account(of: payee, at: contract), amount: amount, asset: asset),
                 reference: reference
             )
         ])
@@ -187,15 +189,68 @@ struct ContractLedger {
 
     /// `payee` takes what a contract owed them to their wallet: at most what the ledger shows
     /// them owed (credits from before the mirror are not in it).
-    mutating func withdraw(_ amount: UInt256, by payee: EthereumAddress) throws {
+    mutating func withdraw(_ amount: UInt256, by payee: EthereumAddress, from contract: EthereumAddress) throws {
         guard let amount = Self.ledgerAmount(amount), amount > 0 else { return }
-        let id = try account(of: payee)
-        guard let balance = try unit.accounts([id]).first else { return }
-        let spent = balance.debitsPosted + balance.debitsPending
-        guard balance.creditsPosted > spent else { return }
-        let taken = min(amount, balance.creditsPosted - spent)
+        let id = try account(of: payee, at: contract)
+        let taken = min(amount, try owed(id))
         try submit([TransferRequest(id: nextID(), action: .post(debit: id, credit: try outside(), amount: taken, asset: asset), reference: reference)]
         )
+    }
+
+    /// What an address's account at a contract shows owed to it: credits less everything
+    /// debited or held.
+    func owed(_ id: AccountID) throws -> UInt128 {
+        guard let balance = try unit.accounts([id]).first else { return 0 }
+        let spent = balance.debitsPosted + balance.debitsPending
+        return balance.creditsPosted > spent ? balance.creditsPosted - spent : 0
+    }
+
+    /// Money `payer` sent that the contract kept at once (a direct sale's price, a bid outbid in
+    /// the same block): it enters from their wallet and is posted to the contract.
+    mutating func pay(_ amount: UInt256, from payer: EthereumAddress, into contract: EthereumAddress) throws {
+        guard let amount = Self.ledgerAmount(amount), amount > 0 else { return }
+        let user = try account(of: payer, at: contract)
+        try submit([
+            TransferRequest(
+                id: nextID(),
+                action: .post(debit: try outside(), credit: user, amount: amount, asset: asset),
+                linked: true,
+                reference: reference
+            ),
+            TransferRequest(
+                id: nextID(),
+                action: .post(debit: user, credit: try self.contract(contract), amount: amount, asset: asset),
+                reference: reference
+            ),
+        ])
+    }
+
+    /// Brings what the ledger shows `address` owed at `contract` to what the contract says
+    /// (`owed`): a credit from the contract's account (money entering it from outside first if it
+    /// holds too little, e.g. paid outside the hub), or a debit to the outside when it paid out
+    /// beyond the hub's view.
+    mutating func settleOwed(_ address: EthereumAddress, at contract: EthereumAddress, to target: UInt256) throws {
+        guard let target = Self.ledgerAmount(target) else { return }
+        let id = try account(of: address, at: contract)
+        let shown = try owed(id)
+        if target > shown {
+            let missing = target - shown
+            let contractID = try self.contract(contract)
+            let balance = try unit.accounts([contractID]).first
+            let has = balance.map { $0.creditsPosted > $0.debitsPosted ? $0.creditsPosted - $0.debitsPosted : 0 } ?? 0
+            if has < missing { try enterContract(missing - has, contract) }
+            try submit([
+                TransferRequest(id: nextID(), action: .post(debit: contractID, credit: id, amount: missing, asset: asset), reference: reference)
+            ])
+        } else if shown > target {
+            try submit([
+                TransferRequest(
+                    id: nextID(),
+                    action: .post(debit: id, credit: try outside(), amount: shown - target, asset: asset),
+                    reference: reference
+                )
+            ])
+        }
     }
 
     /// The sum of the holds still pending among `holds`.

@@ -210,7 +210,7 @@ struct LectureEffect: Sendable {
             try ledger.lock(paid, from: try EthereumAddress(seat.student), in: contract, hold: hold(run: seat.run, student: seat.student))
         case "refund":
             guard let seat else { return }
-            try ledger.release(hold: hold(run: seat.run, student: seat.student), to: try EthereumAddress(seat.student))
+            try ledger.release(hold: hold(run: seat.run, student: seat.student), to: try EthereumAddress(seat.student), at: contract)
         case "settle":
             guard let index = details["run"].flatMap({ UInt64($0) }), let run = runs.first(where: { $0.run == index }),
                 let total = ContractLedger.ledgerAmount(try UInt256(decimal: run.total)),

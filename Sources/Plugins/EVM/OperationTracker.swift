@@ -34,6 +34,7 @@ struct OperationTracker: Service {
         var id: String
         var chain: String
         var kind: String
+        var from: String
         var txHash: String
         var raw: [UInt8]
         var details: [String: String]
@@ -42,12 +43,13 @@ struct OperationTracker: Service {
     func trackOnce() async throws {
         let pending = try await context.database.read { connection in
             try connection.query(
-                "SELECT id, chain, kind, tx_hash, raw, details FROM evm_operations WHERE state = 'pending' ORDER BY created_at LIMIT 200"
+                "SELECT id, chain, kind, from_address, tx_hash, raw, details FROM evm_operations WHERE state = 'pending' ORDER BY created_at LIMIT 200"
             ).map { row in
                 Pending(
                     id: try row.text("id"),
                     chain: try row.text("chain"),
                     kind: try row.text("kind"),
+                    from: try row.text("from_address"),
                     txHash: try row.text("tx_hash"),
                     raw: try row.bytes("raw"),
                     details: (try? JSONDecoder().decode([String: String].self, from: Data(try row.text("details").utf8))) ?? [:]
@@ -100,10 +102,10 @@ struct OperationTracker: Service {
         case deployed(name: String, address: EthereumAddress)
         case minted(Item)
         /// A listing as the chain says after the operation, the token's owner now, and what was done.
-        case listing(Listing, owner: String, action: String)
+        case listing(Listing, owner: String, action: String, money: ListingMoney?)
         case lecture(LectureEffect)
         /// A contract paid out what it owed `payee` (its `Withdrawn` log).
-        case withdrawn(payee: EthereumAddress, amount: UInt256)
+        case withdrawn(payee: EthereumAddress, amount: UInt256, contract: EthereumAddress)
         case none
 
         /// An indexed `uint256` topic (a token or listing id) that fits 64 bits.
@@ -156,18 +158,21 @@ struct OperationTracker: Service {
             guard case .address(let owner) = try ABI.decode([.address], ownerWord).first else {
                 throw EVMError.chainUnavailable(chain.id, "ownerOf did not answer an address")
             }
-            return .listing(listing, owner: owner.checksummed, action: action)
+            let money =
+                ContractLedger.mirrors(chain)
+                ? try await ListingMoney.read(operation: operation, listing: listing, market: market, token: token, receipt: receipt, client: client)
+                : nil
+            return .listing(listing, owner: owner.checksummed, action: action, money: money)
         }
 
         static let withdrawnTopic = Hex.encode(ABI.eventTopic("Withdrawn(address,uint256)"))
 
         /// The `Withdrawn(account, amount)` log of the contract the receipt's transaction called.
         init(withdrawal receipt: [String: Any]) {
-            let contract = (receipt["to"] as? String)?.lowercased()
             let logs = receipt["logs"] as? [[String: Any]] ?? []
-            guard
+            guard let contract = (receipt["to"] as? String).flatMap({ try? EthereumAddress($0) }),
                 let log = logs.first(where: {
-                    ($0["address"] as? String)?.lowercased() == contract && ($0["topics"] as? [String])?.first == Self.withdrawnTopic
+                    ($0["address"] as? String)?.lowercased() == contract.description && ($0["topics"] as? [String])?.first == Self.withdrawnTopic
                 }),
                 let topics = log["topics"] as? [String], topics.count == 2,
                 let payee = try? EthereumAddress(bytes: Array(try Hex.decode(topics[1]).suffix(20))),
@@ -176,7 +181,7 @@ struct OperationTracker: Service {
                 self = .none
                 return
             }
-            self = .withdrawn(payee: payee, amount: amount)
+            self = .withdrawn(payee: payee, amount: amount, contract: contract)
         }
 
         init(operation: Pending, receipt: [String: Any], chain: EVMChainSettings) throws {
@@ -216,9 +221,9 @@ struct OperationTracker: Service {
             switch self {
             case .deployed(_, let address): #"{"address":"\#(address.checksummed)"}"#
             case .minted(let item): #"{"token_id":"\#(item.tokenId)"}"#
-            case .listing(let listing, _, _): #"{"listing_id":"\#(listing.listingId)","state":"\#(listing.state)"}"#
+            case .listing(let listing, _, _, _): #"{"listing_id":"\#(listing.listingId)","state":"\#(listing.state)"}"#
             case .lecture(let effect): effect.resultJSON
-            case .withdrawn(_, let amount): #"{"amount":"\#(amount)"}"#
+            case .withdrawn(_, let amount, _): #"{"amount":"\#(amount)"}"#
             case .none: nil
             }
         }
@@ -249,7 +254,11 @@ struct OperationTracker: Service {
                     subject: "\(item.chain):\(item.tokenId)",
                     data: EVMEvents.ItemData(item: item, operationId: operationID)
                 )
-            case .listing(let listing, let owner, let action):
+            case .listing(let listing, let owner, let action, let money):
+                if let money {
+                    var ledger = ContractLedger(unit: unit, chain: chain, txHash: operation.txHash, kind: operation.kind)
+                    try money.mirror(listing, in: &ledger)
+                }
                 try unit.connection.execute(
                     """
                     INSERT INTO evm_listings (chain, listing_id, kind, state, seller, buyer, token_id, price, highest_bid, deadline, created_at, updated_at) \
@@ -270,10 +279,10 @@ struct OperationTracker: Service {
                 if listing.state == "completed" { try unit.emit(EVMEvents.saleCompleted, subject: subject, data: data) }
             case .lecture(let effect):
                 try effect.apply(on: unit, operation: operation, chain: chain)
-            case .withdrawn(let payee, let amount):
+            case .withdrawn(let payee, let amount, let contract):
                 guard ContractLedger.mirrors(chain) else { break }
                 var ledger = ContractLedger(unit: unit, chain: chain, txHash: operation.txHash, kind: operation.kind)
-                try ledger.withdraw(amount, by: payee)
+                try ledger.withdraw(amount, by: payee, from: contract)
             case .none:
                 break
             }

@@ -71,7 +71,10 @@ struct TransactionSender: Sendable {
         )
         let signed = try transaction.signed(privateKey: privateKey)
         let id = UUID().uuidString.lowercased()
-        let details = String(decoding: try JSONEncoder().encode(request.details), as: UTF8.self)
+        var recorded = request.details
+        // What the transaction paid in: the ledger mirror of an external chain enters it (``ContractLedger``).
+        if !request.value.isZero { recorded["value"] = request.value.description }
+        let details = String(decoding: try JSONEncoder().encode(recorded), as: UTF8.self)
         let hash = Hex.encode(signed.hash)
         let raw = signed.raw
         let operation = try await context.write { unit in
