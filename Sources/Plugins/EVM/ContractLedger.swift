@@ -8,8 +8,9 @@ import HubKernel
 /// Each external chain has an asset of the rail (`EVM-<chain id>`, the chain's decimals) with:
 /// - an *outside* account, the counterpart of money entering or leaving the contracts (it runs
 ///   negative: it is the chain beyond the hub's view);
-/// - an account per address that paid into or is owed by a contract (the hub user's own when the
-///   address is their custodial account), and one per contract.
+/// - an account per address and contract, for what the address holds in or is owed by that
+///   contract (the hub user's own when the address is their custodial account), and one per
+///   contract.
 ///
 /// Money a user locks in a contract enters as `outside → user` and is held `user → contract`
 /// until the contract settles (the hold is posted, the contract's payouts credited to their
