@@ -94,6 +94,35 @@ extension EVMRailTests {
                 #expect(try EthereumAddress(publicKey: Secp256k1.publicKey(privateKey: key)).checksummed == address)
                 #expect(throws: (any Error).self) { try Keystore.decrypt(exported.text, password: "another password") }
                 #expect(try await count(EVMEvents.accountExported, in: hub) == 1)
+                #expect(exported.headers[.cacheControl] == "no-store")
+            }
+        }
+
+        @Test("an export with an Idempotency-Key keeps no key material: a retry exports again", arguments: TestBackend.enabled)
+        func exportIsNotKeptForReplay(backend: TestBackend) async throws {
+            try await withEVMHub(on: backend) { hub, client in
+                _ = try await client.evm(.post, "/accounts", as: "alice", [:])
+                let headers = bearer("alice") + jsonHeaders + [.idempotencyKey: "export-1"]
+                let body = jsonBody(["password": "a long password"])
+                let first = try await client.execute(uri: "/v1/rails/evm/accounts/hub/keystore", method: .post, headers: headers, body: body)
+                let retry = try await client.execute(uri: "/v1/rails/evm/accounts/hub/keystore", method: .post, headers: headers, body: body)
+                #expect(first.status == .ok && retry.status == .ok, "\(retry.text)")
+                #expect(retry.headers[.idempotencyReplayed] == nil)
+                // A fresh salt and IV each time: the retry ran again instead of replaying the first file.
+                #expect(first.text != retry.text)
+                #expect(try Keystore.decrypt(retry.text, password: "a long password") == Keystore.decrypt(first.text, password: "a long password"))
+                #expect(try await count(EVMEvents.accountExported, in: hub) == 2)
+                let kept = try await hub.database.read { connection in
+                    try connection.query("SELECT key, body FROM hub_idempotency_keys").map { try $0.optionalBytes("body") ?? [] }
+                }
+                #expect(kept.isEmpty, "\(kept.map { String(decoding: $0, as: UTF8.self) })")
+
+                // An ordinary POST with a key is still recorded and replayed.
+                let open = bearer("alice") + jsonHeaders + [.idempotencyKey: "open-1"]
+                let opened = try await client.execute(uri: "/v1/rails/evm/accounts", method: .post, headers: open, body: jsonBody([:]))
+                let again = try await client.execute(uri: "/v1/rails/evm/accounts", method: .post, headers: open, body: jsonBody([:]))
+                #expect(again.headers[.idempotencyReplayed] == "true")
+                #expect(again.text == opened.text)
             }
         }
 

@@ -4,6 +4,8 @@ import HubServerTestSupport
 import HubTestSupport
 import Hummingbird
 import HummingbirdTesting
+import NIOCore
+import Synchronization
 import Testing
 
 @testable import HubKernel
@@ -156,6 +158,69 @@ struct IdempotencyTests {
         }
     }
 
+    @Test(
+        "a reply with Cache-Control: no-store is not kept: the key stays free and a retry runs again; other replies are still replayed",
+        arguments: TestBackend.enabled
+    )
+    func noStore(backend: TestBackend) async throws {
+        try await withLedger(on: backend) { ledger in
+            let runs = Counter()
+            let router = Router(context: HubRequestContext.self)
+            router.add(middleware: AuthenticationMiddleware(authenticator: TestAuthenticator()))
+            router.add(middleware: IdempotencyMiddleware(database: ledger.database, clock: ledger.clock))
+            // A handler that marks its own response, one whose unit answers with a no-store reply,
+            // and one whose unit records its reply before the handler marks the response.
+            router.post("secret") { _, _ in
+                Response(
+                    status: .ok,
+                    headers: [.contentType: "text/plain", .cacheControl: "private, no-store"],
+                    body: .init(byteBuffer: ByteBuffer(string: "secret \(runs.next())"))
+                )
+            }
+            router.post("secret-unit") { _, _ in
+                let run = runs.next()
+                return try await ledger.respond { _ in
+                    HTTPReply(status: 200, contentType: "text/plain", location: nil, body: Array("secret \(run)".utf8), noStore: true)
+                }
+            }
+            router.post("marked-late") { _, _ in
+                let run = runs.next()
+                var response = try await ledger.respond { _ in
+                    HTTPReply(status: 200, contentType: "text/plain", location: nil, body: Array("secret \(run)".utf8))
+                }
+                response.headers[.cacheControl] = "no-store"
+                return response
+            }
+            router.post("plain") { _, _ in "plain \(runs.next())" }
+            @Sendable func rows() async throws -> [String] {
+                try await ledger.database.read { connection in
+                    try connection.query("SELECT key, body FROM hub_idempotency_keys ORDER BY key").map {
+                        "\(try $0.text("key")): \(String(decoding: try $0.optionalBytes("body") ?? [], as: UTF8.self))"
+                    }
+                }
+            }
+            try await Application(router: router).test(.router) { client in
+                let headers = bearer("alice") + [.idempotencyKey: "once"]
+                for path in ["/secret", "/secret-unit", "/marked-late"] {
+                    let first = try await client.execute(uri: path, method: .post, headers: headers)
+                    let retry = try await client.execute(uri: path, method: .post, headers: headers)
+                    #expect(first.status == .ok && retry.status == .ok, "\(path)")
+                    #expect(first.headers[.cacheControl]?.contains("no-store") == true, "\(path)")
+                    // The retry ran again (a new run number), and nothing of either was kept.
+                    #expect(retry.headers[.idempotencyReplayed] == nil, "\(path)")
+                    #expect(first.text != retry.text, "\(path)")
+                    let kept = try await rows()
+                    #expect(kept.isEmpty, "\(path): \(kept)")
+                }
+                let first = try await client.execute(uri: "/plain", method: .post, headers: headers)
+                let replay = try await client.execute(uri: "/plain", method: .post, headers: headers)
+                #expect(replay.headers[.idempotencyReplayed] == "true")
+                #expect(replay.text == first.text)
+                #expect(try await rows() == ["once: \(first.text)"])
+            }
+        }
+    }
+
     @Test("two concurrent requests with one key: one runs, the other gets 409 or the replay", arguments: TestBackend.enabled)
     func race(backend: TestBackend) async throws {
         try await withTestHub(on: backend) { hub, client in
@@ -177,6 +242,17 @@ struct IdempotencyTests {
             #expect(statuses.allSatisfy { $0 == .created || $0 == .conflict })
             #expect(statuses.contains(.created))
             #expect(try await LedgerAPITests.available(client, bobWallet) == "10")
+        }
+    }
+}
+
+/// Numbers the runs of a test handler, so a replay (same number) tells from a rerun.
+private final class Counter: Sendable {
+    private let value = Mutex(0)
+
+    func next() -> Int {
+        value.withLock {
+            $0 += 1; return $0
         }
     }
 }

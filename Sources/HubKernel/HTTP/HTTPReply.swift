@@ -11,12 +11,16 @@ public struct HTTPReply: Sendable, Equatable {
     public var contentType: String?
     public var location: String?
     public var body: [UInt8]
+    /// Whether the reply must not be kept anywhere (`Cache-Control: no-store`), as one carrying
+    /// key material: an `Idempotency-Key` does not record it, so a retry runs the request again.
+    public var noStore: Bool
 
-    public init(status: Int, contentType: String?, location: String?, body: [UInt8]) {
+    public init(status: Int, contentType: String?, location: String?, body: [UInt8], noStore: Bool = false) {
         self.status = status
         self.contentType = contentType
         self.location = location
         self.body = body
+        self.noStore = noStore
     }
 
     /// `value` as the API's JSON (`snake_case`), with `status` and a `Location` when given.
@@ -24,11 +28,13 @@ public struct HTTPReply: Sendable, Equatable {
         HTTPReply(status: status.code, contentType: "application/json", location: location, body: try HubJSON.encoder.encodeBytes(value))
     }
 
-    /// The Hummingbird response; `replayed` adds `Idempotency-Replayed: true`.
+    /// The Hummingbird response; `replayed` adds `Idempotency-Replayed: true`, ``noStore``
+    /// `Cache-Control: no-store`.
     public func response(replayed: Bool = false) -> Response {
         var headers = HTTPFields()
         if let contentType { headers[.contentType] = contentType }
         if let location { headers[.location] = location }
+        if noStore { headers[.cacheControl] = "no-store" }
         if replayed { headers[.idempotencyReplayed] = "true" }
         return Response(status: .standard(status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }

@@ -49,8 +49,10 @@ final class IdempotencyClaim: Sendable {
     var recorded: Bool { state.withLock { $0.recorded } }
 
     /// Records `reply` for the key inside `unit`; throws ``IdempotencyConflict`` when a concurrent
-    /// request recorded it first (which rolls this unit back).
+    /// request recorded it first (which rolls this unit back). A ``HTTPReply/noStore`` reply is
+    /// not recorded: the key stays free, so a retry runs the request again.
     func record(_ reply: HTTPReply, in unit: UnitOfWork) throws {
+        guard !reply.noStore else { return }
         let now = unit.now
         let cutoff = LedgerTimestamp(nanoseconds: now.nanoseconds &- min(now.nanoseconds, retention.nanoseconds))
         switch try IdempotencyStore.record(

@@ -27,6 +27,10 @@ public struct IdempotencyConfiguration: Sendable {
 /// recorded on its own afterwards. Replies with a 4xx status are kept and replayed like successes
 /// (the request would fail the same way again); a 5xx leaves the key free so a retry runs.
 ///
+/// A reply that carries `Cache-Control: no-store` (key material) is never kept: the key is
+/// released instead, so a retry runs the request again. Only requests that are safe to repeat (an
+/// export, a read) answer so.
+///
 /// Two instances running the same key at once: the second's unit finds the first's row when it
 /// records (PostgreSQL makes it wait for the first's commit), rolls back, and replays the first's
 /// reply.
@@ -92,6 +96,11 @@ public struct IdempotencyMiddleware: RouterMiddleware {
             }
             throw error
         }
+        if Self.forbidsStoring(response.headers) {
+            // A unit may have recorded the key with its writes before the handler marked the reply.
+            if claim.recorded { try await store.release(scope: scope, key: key, requestHash: hash) }
+            return response
+        }
         guard !claim.recorded, response.status.code < 500 else { return response }
         let reply = HTTPReply(
             status: response.status.code,
@@ -111,6 +120,13 @@ public struct IdempotencyMiddleware: RouterMiddleware {
         code: "idempotency_key_reused",
         detail: "This Idempotency-Key was used with a different request; use a new key for a new request."
     )
+
+    /// Whether a `Cache-Control` field of the response says `no-store`.
+    static func forbidsStoring(_ headers: HTTPFields) -> Bool {
+        headers[values: .cacheControl].contains { value in
+            value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "no-store" }
+        }
+    }
 
     /// SHA-256 over method, path and body. A JSON body is hashed in a canonical form (keys sorted,
     /// no insignificant whitespace) so that a client library that orders members differently on a

@@ -34,6 +34,16 @@ struct IdempotencyStore: Sendable {
         }
     }
 
+    /// Frees a key recorded for `requestHash`: its reply turned out to be one that must not be
+    /// kept (``HTTPReply/noStore``), so a retry runs the request again.
+    func release(scope: String, key: String, requestHash: [UInt8]) async throws {
+        _ = try await database.write { connection in
+            try connection.execute(
+                "DELETE FROM hub_idempotency_keys WHERE scope = \(scope) AND key = \(key) AND request_hash = \(requestHash)"
+            )
+        }
+    }
+
     /// Deletes keys older than the retention period; returns how many.
     func expire() async throws -> Int {
         let cutoff = retentionCutoff

@@ -85,6 +85,8 @@ struct AccountsController: Sendable {
 
     /// The caller's key on `{chain}` as a keystore v3 file under their password. Only with a
     /// signed-in session: an API key, which may sit in a script or a server, cannot take keys out.
+    /// `Cache-Control: no-store` keeps the key out of caches and out of the `Idempotency-Key`
+    /// record (a retry exports again, which changes nothing).
     @Sendable func exportKeystore(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerWrite)
         guard case .accessToken = principal.credential else {
@@ -100,7 +102,9 @@ struct AccountsController: Sendable {
         let keystore = try await accounts.exportKeystore(user: principal.userID, chain: chain.id, password: body.password)
         return Response(
             status: .ok,
-            headers: [.contentType: "application/json", .contentDisposition: "attachment; filename=\"keystore.json\""],
+            headers: [
+                .contentType: "application/json", .contentDisposition: "attachment; filename=\"keystore.json\"", .cacheControl: "no-store",
+            ],
             body: .init(byteBuffer: ByteBuffer(string: keystore))
         )
     }
