@@ -20,6 +20,9 @@ struct HubErrorTests {
             #expect(!HTTPResponse.Status.standard(kind.httpStatus).reasonPhrase.isEmpty, "\(kind)")
         }
         #expect(HubErrorKind.invalidField.jsonRPCCode == -32602)
+        // An upload's size and type (an image) have HTTP's own statuses.
+        #expect(HubErrorKind.tooLarge.httpStatus == 413 && HubErrorKind.unsupportedType.httpStatus == 415)
+        #expect(HTTPResponse.Status.standard(413).reasonPhrase == "Content Too Large")
     }
 
     /// A thing that is over for good (an expired session) is 410, not 404: a client stops retrying.

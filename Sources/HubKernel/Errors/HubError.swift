@@ -40,6 +40,10 @@ public enum HubErrorKind: String, Sendable, Hashable, CaseIterable {
     case unavailable
     /// The caller tried too often (failed sign-ins): a retry after ``HubError/retryAfter`` may succeed.
     case rateLimited
+    /// The input is larger than the hub takes for it (an image past its size limit).
+    case tooLarge
+    /// The input is of a type the hub does not take, or not of the type it claims (an image format).
+    case unsupportedType
 
     /// The HTTP status of a problem of this kind.
     public var httpStatus: Int {
@@ -52,11 +56,13 @@ public enum HubErrorKind: String, Sendable, Hashable, CaseIterable {
         case .invalidField, .refused: 422
         case .unavailable: 503
         case .rateLimited: 429
+        case .tooLarge: 413
+        case .unsupportedType: 415
         }
     }
 
     /// The JSON-RPC error code of this kind: JSON-RPC 2.0's `-32602` (invalid params) for a bad
-    /// field, otherwise the server-error range as EIP-1474 assigns it to Ethereum nodes (`-32005`
+    /// field or type, otherwise the server-error range as EIP-1474 assigns it to Ethereum nodes (`-32005`
     /// "limit exceeded" for a limit). EIP-1474
     /// has no "gone": to a node's client, a thing that is over is a resource not found.
     public var jsonRPCCode: Int {
@@ -66,7 +72,8 @@ public enum HubErrorKind: String, Sendable, Hashable, CaseIterable {
         case .unavailable: -32002
         case .refused, .conflict: -32003
         case .unauthenticated, .forbidden: -32000
-        case .rateLimited: -32005
+        case .rateLimited, .tooLarge: -32005
+        case .unsupportedType: -32602
         }
     }
 }

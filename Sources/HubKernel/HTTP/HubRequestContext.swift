@@ -20,8 +20,13 @@ public struct HubRequestContext: RequestContext {
         self.remoteAddress = source.channel.remoteAddress?.ipAddress
     }
 
-    /// Bodies above this many bytes are refused with 413 before any handler runs.
+    /// JSON bodies above this many bytes are refused with 413 when they are read.
     public var maxUploadSize: Int { HubJSON.maximumBodyBytes }
+
+    /// The most that middleware reading a body ahead of its route (the `Idempotency-Key` check)
+    /// collects: above every route's own limit (a JSON body's ``maxUploadSize``, an EVM image's
+    /// 2 MiB), so the route refuses an oversize body with its own code and limit.
+    public static let largestBodySize = 4 << 20
 
     public var requestDecoder: HubJSONDecoder { HubJSON.decoder }
     public var responseEncoder: HubJSONEncoder { HubJSON.encoder }

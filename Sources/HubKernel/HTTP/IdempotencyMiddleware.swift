@@ -53,7 +53,9 @@ public struct IdempotencyMiddleware: RouterMiddleware {
             throw Problem(.badRequest, code: "invalid_idempotency_key", detail: "An Idempotency-Key is 1 to 255 printable ASCII characters.")
         }
         var request = request
-        let body = try await request.collectBody(upTo: context.maxUploadSize)
+        // Up to the largest body any route takes: the route then holds it to its own limit, and
+        // the caller hears that limit rather than this one.
+        let body = try await request.collectBody(upTo: HubRequestContext.largestBodySize)
         let scope = "user:\(principal.userID)"
         let hash = Self.requestHash(method: request.method.rawValue, path: request.uri.description, body: body)
 

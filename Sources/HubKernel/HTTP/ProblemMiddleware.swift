@@ -28,8 +28,9 @@ public struct ProblemMiddleware: RouterMiddleware {
         switch error {
         case let problem as Problem:
             return problem
-        case is NIOTooManyBytesError:
-            return Problem(.contentTooLarge, code: "body_too_large", detail: "The request body is larger than \(HubJSON.maximumBodyBytes) bytes.")
+        case let tooMany as NIOTooManyBytesError:
+            let limit = tooMany.maxBytes ?? HubJSON.maximumBodyBytes
+            return Problem(.contentTooLarge, code: "body_too_large", detail: "The request body is larger than \(limit) bytes.")
         case let decoding as DecodingError:
             return problem(for: decoding)
         case let http as HTTPError:
