@@ -4,13 +4,18 @@ import HubKernel
 /// Chat on a listing between its seller and each prospective buyer: one thread per buyer, opened
 /// by the buyer's first message; the seller answers in a thread by naming its buyer. Messages and
 /// read receipts are events (`evm.chat.message`, `evm.chat.read`), so the event stream delivers
-/// them live.
+/// them live. A message is text, an image (``ImageStore``), or both.
 struct ChatService: Sendable {
     let context: PluginContext
     let listings: ListingsService
+    let images: ImageStore
 
-    func send(chain: String, listingID: UInt64, text: String, toBuyer: String?, by user: UserID) async throws -> ChatMessage {
-        let text = try ItemsService.text(text, field: "text", max: 2_000)
+    func send(chain: String, listingID: UInt64, text: String?, image: String?, toBuyer: String?, by user: UserID) async throws -> ChatMessage {
+        guard image != nil || !(text ?? "").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw EVMError.invalid("text", "A message has text, an image (`image`, an uploaded image's id), or both.")
+        }
+        let text = try ItemsService.text(text ?? "", field: "text", max: 2_000, allowEmpty: true)
+        if let image { try await images.require([image], field: "image") }
         let seller = try await sellerID(chain: chain, listingID: listingID)
         let me = user.description
         let buyer: String
@@ -37,8 +42,8 @@ struct ChatService: Sendable {
             guard
                 let row = try unit.connection.queryFirst(
                     """
-                    INSERT INTO evm_messages (chain, listing_id, buyer_id, sender_id, text, created_at) \
-                    VALUES (\(chain), \(Int64(listingID)), \(buyer), \(me), \(text), \(unit.now)) RETURNING \(ChatMessage.columns)
+                    INSERT INTO evm_messages (chain, listing_id, buyer_id, sender_id, text, image, created_at) \
+                    VALUES (\(chain), \(Int64(listingID)), \(buyer), \(me), \(text), \(image), \(unit.now)) RETURNING \(ChatMessage.columns)
                     """
                 )
             else { throw EVMError.invalid("text", "the message was not stored") }
@@ -106,11 +111,14 @@ struct ChatMessage: Sendable, Hashable, Encodable {
     /// The thread: the prospective buyer's user id.
     var buyerId: String
     var senderId: String
+    /// Empty when the message is only an image.
     var text: String
+    /// The id of the message's image (``ImageStore``), if it has one.
+    var image: String?
     var createdAt: String
     var readAt: String?
 
-    static let columns: SQL = "seq, chain, listing_id, buyer_id, sender_id, text, created_at, read_at"
+    static let columns: SQL = "seq, chain, listing_id, buyer_id, sender_id, text, image, created_at, read_at"
 
     init(_ row: SQLRow) throws {
         id = try row.int("seq")
@@ -119,6 +127,7 @@ struct ChatMessage: Sendable, Hashable, Encodable {
         buyerId = try row.text("buyer_id")
         senderId = try row.text("sender_id")
         text = try row.text("text")
+        image = try row.optionalText("image")
         createdAt = try row.decode("created_at", as: LedgerTimestamp.self).description
         readAt = try row.decode("read_at", as: LedgerTimestamp?.self)?.description
     }

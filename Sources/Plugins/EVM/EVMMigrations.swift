@@ -4,7 +4,7 @@ import HubKernel
 /// The rail's tables (migration group `evm`). Final once released: a change is a new migration
 /// appended to the list.
 enum EVMMigrations {
-    static let all: [Migration] = [accounts, operations, listings, reviewsAndChat, lectures]
+    static let all: [Migration] = [accounts, operations, listings, reviewsAndChat, lectures, images]
 
     /// Custodial accounts: one key per user and chain, sealed under the rail's data key (see
     /// ``CustodialKeys``); `sealed_key` opens only for this chain and address.
@@ -142,6 +142,26 @@ enum EVMMigrations {
             CREATE INDEX evm_messages_thread ON evm_messages (chain, listing_id, buyer_id, seq);
             """
         return dialect.ddl(template.replacingOccurrences(of: "{serial}", with: serial))
+    }
+
+    /// Images, kept under the SHA-256 of their bytes (``ImageStore``), and the ones an item shows
+    /// (a JSON array of ids, `[]` for the items minted before) or a chat message carries. Listed
+    /// after `006_lectures`, which databases have applied already: the history is by position.
+    static let images = Migration("005_images") { dialect in
+        dialect.ddl(
+            """
+            CREATE TABLE evm_images (
+                sha256 TEXT PRIMARY KEY,
+                content_type TEXT NOT NULL,
+                size {bigint} NOT NULL,
+                bytes {bytes} NOT NULL,
+                uploaded_by TEXT NOT NULL,
+                created_at {bigint} NOT NULL
+            );
+            ALTER TABLE evm_items ADD COLUMN images TEXT NOT NULL DEFAULT '[]';
+            ALTER TABLE evm_messages ADD COLUMN image TEXT;
+            """
+        )
     }
 
     /// Paid courses: each lecture with the off-chain details its teacher gave, its runs and their

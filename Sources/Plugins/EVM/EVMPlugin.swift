@@ -7,8 +7,8 @@ public import ServiceLifecycle
 /// own chain by default: its chains (``EVMConfiguration``), custodial accounts
 /// (``CustodialAccounts``), Sign-In with Ethereum (``EthereumSignIn``), the transactions it sends
 /// (``TransactionSender``, ``OperationTracker``) and items minted through the hub's contracts
-/// (``MarketplaceContracts``, ``ItemsService``), listings (``ListingsService``) and paid courses
-/// (``LecturesService``).
+/// (``MarketplaceContracts``, ``ItemsService``) with their images (``ImageStore``), listings
+/// (``ListingsService``) and paid courses (``LecturesService``).
 public struct EVMPlugin: RailPlugin {
     public static let id = "evm"
     public static let eventTypes = EVMEvents.all
@@ -20,6 +20,7 @@ public struct EVMPlugin: RailPlugin {
     let listings: ListingsService
     let lectures: LecturesService
     let contracts: MarketplaceContracts
+    let images: ImageStore
 
     public init(context: PluginContext, config: PluginConfig) throws {
         self.context = context
@@ -28,7 +29,8 @@ public struct EVMPlugin: RailPlugin {
         accounts = CustodialAccounts(context: context, keys: try CustodialKeys(secrets: context.secrets))
         let sender = TransactionSender(context: context, locks: SenderLocks())
         contracts = MarketplaceContracts(context: context, sender: sender, deploying: SenderLocks())
-        items = ItemsService(context: context, chains: chains, accounts: accounts, contracts: contracts, sender: sender)
+        images = ImageStore(context: context)
+        items = ItemsService(context: context, chains: chains, accounts: accounts, contracts: contracts, sender: sender, images: images)
         listings = ListingsService(context: context, chains: chains, accounts: accounts, contracts: contracts, sender: sender)
         lectures = LecturesService(context: context, chains: chains, accounts: accounts, contracts: contracts, sender: sender)
         // Each external chain's asset (`EVM-<chain id>`) is the rail's alone: nobody else may
@@ -43,10 +45,11 @@ public struct EVMPlugin: RailPlugin {
     public func addRoutes(to group: RouterGroup<HubRequestContext>) {
         AccountsController(chains: chains, accounts: accounts, contracts: contracts).addRoutes(to: group)
         ItemsController(items: items).addRoutes(to: group)
+        ImagesController(images: images).addRoutes(to: group)
         ListingsController(listings: listings, accounts: accounts, chains: chains).addRoutes(to: group)
         ReviewsChatController(
             reviews: ReviewsService(context: context, listings: listings),
-            chat: ChatService(context: context, listings: listings)
+            chat: ChatService(context: context, listings: listings, images: images)
         ).addRoutes(to: group)
         LecturesController(lectures: lectures).addRoutes(to: group)
     }

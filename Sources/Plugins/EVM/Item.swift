@@ -1,3 +1,4 @@
+import Foundation
 import HubKernel
 
 /// An item minted through the rail: its token on a chain, with the off-chain details the
@@ -14,9 +15,11 @@ struct Item: Sendable, Hashable, Encodable {
     var description: String
     var category: String
     var uri: String
+    /// Ids of the item's images (``ImageStore``), in the order the minter gave them.
+    var images: [String]
     var createdAt: String
 
-    static let columns: SQL = "chain, token_id, owner, artist, minted_by, title, description, category, uri, created_at"
+    static let columns: SQL = "chain, token_id, owner, artist, minted_by, title, description, category, uri, images, created_at"
 
     init(
         chain: String,
@@ -28,6 +31,7 @@ struct Item: Sendable, Hashable, Encodable {
         description: String,
         category: String,
         uri: String,
+        images: [String],
         createdAt: String
     ) {
         self.chain = chain
@@ -39,6 +43,7 @@ struct Item: Sendable, Hashable, Encodable {
         self.description = description
         self.category = category
         self.uri = uri
+        self.images = images
         self.createdAt = createdAt
     }
 
@@ -52,6 +57,16 @@ struct Item: Sendable, Hashable, Encodable {
         description = try row.text("description")
         category = try row.text("category")
         uri = try row.text("uri")
+        images = try Self.images(fromJSON: try row.text("images"))
         createdAt = try row.decode("created_at", as: LedgerTimestamp.self).description
+    }
+
+    /// The stored form of ``images``: a JSON array of ids (a column, and a mint's details).
+    static func json(images: [String]) -> String {
+        String(decoding: (try? JSONEncoder().encode(images)) ?? Data("[]".utf8), as: UTF8.self)
+    }
+
+    static func images(fromJSON text: String) throws -> [String] {
+        try JSONDecoder().decode([String].self, from: Data(text.utf8))
     }
 }

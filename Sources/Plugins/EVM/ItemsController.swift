@@ -21,6 +21,7 @@ struct ItemsController: Sendable {
         var description: String?
         var category: String
         var uri: String?
+        var images: [String]?
     }
 
     /// 202 with the mint's operation: the item appears when the operation is confirmed.
@@ -29,7 +30,14 @@ struct ItemsController: Sendable {
         var request = request
         let body = try await request.decodeJSON(as: MintRequest.self, context: context)
         let operation = try await items.mint(
-            ItemsService.NewItem(chain: body.chain, title: body.title, description: body.description ?? "", category: body.category, uri: body.uri),
+            ItemsService.NewItem(
+                chain: body.chain,
+                title: body.title,
+                description: body.description ?? "",
+                category: body.category,
+                uri: body.uri,
+                images: body.images ?? []
+            ),
             by: principal.userID
         )
         return try context.json(operation, status: .accepted, headers: [.location: "/v1/rails/evm/operations/\(operation.id)"])

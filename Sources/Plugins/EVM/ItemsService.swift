@@ -11,6 +11,7 @@ struct ItemsService: Sendable {
     let accounts: CustodialAccounts
     let contracts: MarketplaceContracts
     let sender: TransactionSender
+    let images: ImageStore
 
     struct NewItem: Sendable {
         var chain: String?
@@ -18,7 +19,11 @@ struct ItemsService: Sendable {
         var description: String
         var category: String
         var uri: String?
+        /// Ids of kept images (``ImageStore``), at most ``maximumImages``.
+        var images: [String] = []
     }
+
+    static let maximumImages = 8
 
     /// Sends the mint; the item exists once the operation is confirmed (``OperationTracker``).
     func mint(_ new: NewItem, by user: UserID) async throws -> EVMOperation {
@@ -32,6 +37,10 @@ struct ItemsService: Sendable {
         guard (1...256).contains(uri.utf8.count), !uri.contains(where: \.isWhitespace) else {
             throw EVMError.invalid("uri", "A metadata URI is 1 to 256 bytes without spaces.")
         }
+        guard new.images.count <= Self.maximumImages else {
+            throw EVMError.invalid("images", "An item shows at most \(Self.maximumImages) images.")
+        }
+        try await images.require(new.images, field: "images")
         let chain = try chains.settings(new.chain)
         let client = try chains.client(chain)
         let account = try await accounts.account(for: user, on: chain.id)
@@ -48,7 +57,7 @@ struct ItemsService: Sendable {
                 subject: token.checksummed,
                 details: [
                     "owner": owner.checksummed, "user_id": user.description, "title": title, "description": description,
-                    "category": category, "uri": uri,
+                    "category": category, "uri": uri, "images": Item.json(images: new.images),
                 ],
                 to: token,
                 data: data

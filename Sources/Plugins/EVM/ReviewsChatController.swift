@@ -53,8 +53,10 @@ struct ReviewsChatController: Sendable {
         return try context.json(try await reviews.rating(of: normalised))
     }
 
+    /// Text, an image (an id from `POST /images`), or both.
     struct MessageRequest: Decodable {
-        var text: String
+        var text: String?
+        var image: String?
         /// The seller answering: the buyer's user id (the thread).
         var to: String?
     }
@@ -64,7 +66,14 @@ struct ReviewsChatController: Sendable {
         let (chain, id) = try Self.listing(context)
         var request = request
         let body = try await request.decodeJSON(as: MessageRequest.self, context: context)
-        let message = try await chat.send(chain: chain, listingID: id, text: body.text, toBuyer: body.to, by: principal.userID)
+        let message = try await chat.send(
+            chain: chain,
+            listingID: id,
+            text: body.text,
+            image: body.image,
+            toBuyer: body.to,
+            by: principal.userID
+        )
         return try context.json(message, status: .created)
     }
 
