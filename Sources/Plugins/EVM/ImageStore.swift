@@ -18,9 +18,12 @@ struct ImageStore: Sendable {
             throw EVMError(
                 kind: .unsupportedType,
                 errorCode: "image_type_mismatch",
-                message: "The body is declared as \(format.rawValue) but its first bytes are not those of a \(format.rawValue) file."
+                message:
+                    "The body is declared as \(format.rawValue) but its first bytes are not those of a \(format.rawValue) file; nothing was stored."
             )
         }
+        // A few milliseconds of hashing for the largest image: done in place, as the
+        // Idempotency-Key layer hashes the same body.
         let id = Hex.encode(sha256(bytes), prefix: false)
         return try await context.write { unit in
             let inserted = try unit.connection.execute(
