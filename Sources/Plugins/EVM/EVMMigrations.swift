@@ -4,7 +4,7 @@ import HubKernel
 /// The rail's tables (migration group `evm`). Final once released: a change is a new migration
 /// appended to the list.
 enum EVMMigrations {
-    static let all: [Migration] = [accounts, operations, listings, reviewsAndChat, lectures, images]
+    static let all: [Migration] = [accounts, operations, listings, reviewsAndChat, images, lectures]
 
     /// Custodial accounts: one key per user and chain, sealed under the rail's data key (see
     /// ``CustodialKeys``); `sealed_key` opens only for this chain and address.
@@ -145,8 +145,7 @@ enum EVMMigrations {
     }
 
     /// Images, kept under the SHA-256 of their bytes (``ImageStore``), and the ones an item shows
-    /// (a JSON array of ids, `[]` for the items minted before) or a chat message carries. Listed
-    /// after `006_lectures`, which databases have applied already: the history is by position.
+    /// (a JSON array of ids, `[]` for the items minted before) or a chat message carries.
     static let images = Migration("005_images") { dialect in
         dialect.ddl(
             """
