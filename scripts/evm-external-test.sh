@@ -2,7 +2,8 @@
 # The EVM rail against an independent EVM node: the py-evm test node (tools/evmnode, a test double
 # for geth/Kaia, which cannot run offline here) configured as the rail's chain `testnode` with 2
 # confirmations, and a live hubd; tools/evm/external_check.py mints there, through a
-# reorganisation and a node that goes down and comes back, then runs a paid course to settlement.
+# reorganisation and a node that goes down and comes back, runs a paid course to settlement and an
+# escrow sale with the ledger following, and has a transaction the node does not mine replaced.
 # Usage: scripts/evm-external-test.sh
 set -euo pipefail
 
@@ -52,7 +53,7 @@ cat >"$work/plugins.json" <<JSON
   { "id": "localchain", "config": { "seal_tick_ms": 50 } },
   { "id": "evm", "config": { "chains": [
       { "id": "hub", "chain_id": 1370000, "rpc": "hub" },
-      { "id": "testnode", "chain_id": 31337, "rpc": "$node", "confirmations": 2, "native_asset": "Ether", "symbol": "ETH" } ] } }
+      { "id": "testnode", "chain_id": 31337, "rpc": "$node", "confirmations": 2, "native_asset": "Ether", "symbol": "ETH", "replace_after_seconds": 3 } ] } }
 ] }
 JSON
 serve_sqlite_hubd "$work" "$work/plugins.json"

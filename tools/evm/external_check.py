@@ -16,7 +16,9 @@ Checks, each printed as `ok …` or `FAIL …` (exit status 1 on any failure):
   contract's split (the hold posted, the teacher's share credited), the teacher's earnings
   withdrawn (debited to the chain's outside account); a cancelled re-run refunded (the hold voided);
 - an escrow sale there with the ledger following the marketplace: deposit and payment held,
-  then each party's account equal to what the contract owes them.
+  then each party's account equal to what the contract owes them;
+- a transaction the node holds but does not mine is replaced (same nonce, higher gas price) and
+  its operation confirms once, on the replacement.
 """
 
 import json
@@ -252,6 +254,37 @@ def escrow(base, seller, node):
         thread.join()
 
 
+def stuck(base, token, node):
+    """A transaction the node holds but does not mine (the hub's chain setting
+    replace_after_seconds is 3 here) is replaced: same nonce, a gas price at least 10 % higher,
+    and the operation confirms once, on the replacement."""
+    call(node, "evm_setAutomine", [False])
+    try:
+        status, sent = hub(base, token, "POST", "/items", {"chain": "testnode", "title": "Slow vase", "category": "ceramics"})
+        check(status == 202, f"a mint is sent while the node mines nothing ({status})")
+        original = sent["tx_hash"]
+        first = call(node, "eth_getTransactionByHash", [original])
+        replaced = wait(lambda: (lambda op: op["tx_hash"] != original and op)(operation(base, token, sent["id"])), 20)
+        check(bool(replaced), "after 3 s in the pool the hub replaces it")
+        if not replaced:
+            return
+        again = call(node, "eth_getTransactionByHash", [replaced["tx_hash"]])
+        check(
+            bool(first) and bool(again) and again["nonce"] == first["nonce"] and int(again["gasPrice"], 16) * 10 >= int(first["gasPrice"], 16) * 11,
+            f"with the same nonce and a gas price at least 10 % higher ({first and first['gasPrice']} -> {again and again['gasPrice']})",
+        )
+        call(node, "evm_mine", [{"blocks": 3}])
+        settled = wait(lambda: (lambda op: op["state"] != "pending" and op)(operation(base, token, sent["id"])))
+        check(
+            bool(settled) and settled["state"] == "confirmed" and settled["tx_hash"] != original
+            and call(node, "eth_getTransactionReceipt", [settled["tx_hash"]]) is not None
+            and call(node, "eth_getTransactionReceipt", [original]) is None,
+            f"the replacement is mined and the operation confirms on it, once ({settled and settled['state']})",
+        )
+    finally:
+        call(node, "evm_setAutomine", [True])
+
+
 def main(base, token, node):
     chains = wait(lambda: [c for c in hub(base, token, "GET", "/chains")[1]["data"] if c["id"] == "testnode" and c["status"] == "ready"])
     check(bool(chains), "the external chain is ready (its node reports chain id 31337)")
@@ -322,6 +355,7 @@ def main(base, token, node):
 
     course(base, token, node)
     escrow(base, token, node)
+    stuck(base, token, node)
 
     print(f"{failures} failed")
     sys.exit(1 if failures else 0)

@@ -63,6 +63,15 @@ struct CustodialAccounts: Sendable {
         return (account, try keys.open(sealed, chain: chain, address: try EthereumAddress(account.address)))
     }
 
+    /// The key of the custodial account at `address` on `chain`, if the hub holds one.
+    func privateKey(address: EthereumAddress, chain: String) async throws -> [UInt8]? {
+        let sealed = try await context.database.read { connection in
+            try connection.queryFirst("SELECT sealed_key FROM evm_accounts WHERE chain = \(chain) AND address = \(address.checksummed)")?
+                .bytes("sealed_key")
+        }
+        return try sealed.map { try keys.open($0, chain: chain, address: address) }
+    }
+
     /// The user's key as a keystore v3 file (scrypt, as wallets write them) under `password`,
     /// which standard wallets import. Recorded as `evm.account.exported`: the key has left the hub.
     /// scrypt's second of work runs on NIO's thread pool, never on Swift's cooperative pool.

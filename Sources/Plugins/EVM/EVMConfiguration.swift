@@ -20,7 +20,9 @@ struct EVMConfiguration: Sendable {
     var defaultChain = EVMChainSettings.hostedDefault.id
 
     static let knownKeys: Set<String> = ["chains", "default_chain"]
-    static let knownChainKeys: Set<String> = ["id", "chain_id", "rpc", "confirmations", "native_asset", "symbol", "decimals"]
+    static let knownChainKeys: Set<String> = [
+        "id", "chain_id", "rpc", "confirmations", "native_asset", "symbol", "decimals", "replace_after_seconds",
+    ]
 
     private struct Raw: Decodable {
         var chains: [RawChain]?
@@ -35,6 +37,7 @@ struct EVMConfiguration: Sendable {
         var nativeAsset: String?
         var symbol: String?
         var decimals: UInt8?
+        var replaceAfterSeconds: Int?
     }
 
     init() {}
@@ -85,6 +88,11 @@ struct EVMConfiguration: Sendable {
         guard (1...11).contains(symbol.count), symbol.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
             throw PluginConfigError(field: "\(field).symbol", message: "a symbol is 1 to 11 ASCII letters or digits")
         }
+        // The hub's own chain includes every transaction it accepts, so nothing gets stuck there.
+        let replaceAfter = raw.replaceAfterSeconds ?? (endpoint == .hosted ? 0 : 180)
+        guard (0...86_400).contains(replaceAfter) else {
+            throw PluginConfigError(field: "\(field).replace_after_seconds", message: "replace_after_seconds is 0 (never) to 86400")
+        }
         return EVMChainSettings(
             id: raw.id,
             chainID: raw.chainId,
@@ -92,7 +100,8 @@ struct EVMConfiguration: Sendable {
             confirmations: confirmations,
             nativeAsset: raw.nativeAsset ?? (endpoint == .hosted ? "Market Coin" : "Ether"),
             symbol: symbol,
-            decimals: decimals
+            decimals: decimals,
+            replaceAfterSeconds: replaceAfter
         )
     }
 }
@@ -117,6 +126,9 @@ struct EVMChainSettings: Sendable, Hashable {
     var nativeAsset: String
     var symbol: String
     var decimals: UInt8
+    /// A transaction the node holds but has not included after this long is sent again with the
+    /// same nonce and a higher gas price (0: never).
+    var replaceAfterSeconds = 0
 
     /// The chain the rail runs on when none is configured: a chain of this hub.
     static let hostedDefault = EVMChainSettings(

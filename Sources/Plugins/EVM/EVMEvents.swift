@@ -8,6 +8,7 @@ enum EVMEvents {
     static let operationSubmitted = "evm.operation.submitted"
     static let operationConfirmed = "evm.operation.confirmed"
     static let operationFailed = "evm.operation.failed"
+    static let operationReplaced = "evm.operation.replaced"
     static let contractDeployed = "evm.contract.deployed"
     static let itemMinted = "evm.item.minted"
     static let listingCreated = "evm.listing.created"
@@ -31,7 +32,7 @@ enum EVMEvents {
     static let lectureRefunded = "evm.lecture.refunded"
 
     static let all = [
-        accountCreated, accountExported, operationSubmitted, operationConfirmed, operationFailed, contractDeployed, itemMinted,
+        accountCreated, accountExported, operationSubmitted, operationConfirmed, operationFailed, operationReplaced, contractDeployed, itemMinted,
         listingCreated, listingPurchased, listingTransferred, listingCancelled, listingRefunded, listingEnded, bidPlaced, saleCompleted,
         reviewCreated, chatMessage, chatRead, lectureCreated, lectureRerun, lecturePurchased, lectureAttendance, lectureEvaluated,
         lectureSettled, lectureCancelled, lectureRefunded,
@@ -74,6 +75,13 @@ enum EVMEvents {
 
     struct OperationData: Encodable {
         var operation: EVMOperation
+    }
+
+    /// A stuck transaction replaced: the operation with its new hash, the hash it replaced.
+    struct ReplacementData: Encodable {
+        var operation: EVMOperation
+        var replacedTxHash: String
+        var gasPrice: String
     }
 
     struct ListingData: Encodable {

@@ -4,7 +4,7 @@ import HubKernel
 /// The rail's tables (migration group `evm`). Final once released: a change is a new migration
 /// appended to the list.
 enum EVMMigrations {
-    static let all: [Migration] = [accounts, operations, listings, reviewsAndChat, images, lectures]
+    static let all: [Migration] = [accounts, operations, listings, reviewsAndChat, images, lectures, transactions]
 
     /// Custodial accounts: one key per user and chain, sealed under the rail's data key (see
     /// ``CustodialKeys``); `sealed_key` opens only for this chain and address.
@@ -224,6 +224,42 @@ enum EVMMigrations {
                 PRIMARY KEY (chain, lecture_id, run, student)
             );
             CREATE INDEX evm_lecture_seats_user ON evm_lecture_seats (user_id);
+            """
+        )
+    }
+
+    /// The transactions an operation replaced (same nonce, higher gas price) while it was stuck:
+    /// any of them may still be the one a block includes, so the tracker looks for all of them.
+    /// And the transactions prepared for users' own wallets, until submitted or expired
+    /// (``PreparedTransaction``): what the operation will record, and the exact call to sign.
+    static let transactions = Migration("007_transactions") { dialect in
+        dialect.ddl(
+            """
+            CREATE TABLE evm_transaction_attempts (
+                operation_id TEXT NOT NULL,
+                tx_hash TEXT NOT NULL,
+                raw {bytes} NOT NULL,
+                gas_price TEXT NOT NULL,
+                replaced_at {bigint} NOT NULL,
+                PRIMARY KEY (operation_id, tx_hash)
+            );
+            CREATE TABLE evm_prepared (
+                id TEXT PRIMARY KEY,
+                chain TEXT NOT NULL,
+                user_id TEXT,
+                record TEXT NOT NULL,
+                from_address TEXT NOT NULL,
+                to_address TEXT,
+                value TEXT NOT NULL,
+                data {bytes} NOT NULL,
+                nonce {bigint} NOT NULL,
+                gas_limit {bigint} NOT NULL,
+                gas_price TEXT NOT NULL,
+                expires_at {bigint} NOT NULL,
+                operation_id TEXT,
+                created_at {bigint} NOT NULL
+            );
+            CREATE INDEX evm_prepared_expiry ON evm_prepared (expires_at);
             """
         )
     }

@@ -20,6 +20,7 @@ public struct EVMPlugin: RailPlugin {
     let listings: ListingsService
     let lectures: LecturesService
     let contracts: MarketplaceContracts
+    let sender: TransactionSender
     let images: ImageStore
 
     public init(context: PluginContext, config: PluginConfig) throws {
@@ -28,6 +29,7 @@ public struct EVMPlugin: RailPlugin {
         chains = EVMChains(configuration: configuration, hostedChains: context.hostedChains)
         accounts = CustodialAccounts(context: context, keys: try CustodialKeys(secrets: context.secrets))
         let sender = TransactionSender(context: context, locks: SenderLocks())
+        self.sender = sender
         contracts = MarketplaceContracts(context: context, sender: sender, deploying: SenderLocks())
         images = ImageStore(context: context)
         items = ItemsService(context: context, chains: chains, accounts: accounts, contracts: contracts, sender: sender, images: images)
@@ -52,10 +54,18 @@ public struct EVMPlugin: RailPlugin {
             chat: ChatService(context: context, listings: listings, images: images)
         ).addRoutes(to: group)
         LecturesController(lectures: lectures).addRoutes(to: group)
+        TransactionsController(sender: sender, chains: chains).addRoutes(to: group)
     }
 
     public var services: [any Service] {
-        [ChainPreparation(chains: chains, ledger: context.ledger, logger: context.logger), OperationTracker(context: context, chains: chains)]
+        [
+            ChainPreparation(chains: chains, ledger: context.ledger, logger: context.logger),
+            OperationTracker(
+                context: context,
+                chains: chains,
+                replacer: TransactionReplacer(context: context, accounts: accounts, contracts: contracts)
+            ),
+        ]
     }
 
     public var adminPanel: AdminPanel? {

@@ -40,7 +40,7 @@ struct ItemsController: Sendable {
             ),
             by: principal.userID
         )
-        return try context.json(operation, status: .accepted, headers: [.location: "/v1/rails/evm/operations/\(operation.id)"])
+        return try context.answer(operation)
     }
 
     @Sendable func list(_ request: Request, context: HubRequestContext) async throws -> Response {

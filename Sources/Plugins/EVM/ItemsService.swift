@@ -25,8 +25,9 @@ struct ItemsService: Sendable {
 
     static let maximumImages = 8
 
-    /// Sends the mint; the item exists once the operation is confirmed (``OperationTracker``).
-    func mint(_ new: NewItem, by user: UserID) async throws -> EVMOperation {
+    /// Sends the mint (or prepares it for the user's own wallet); the item exists once the
+    /// operation is confirmed (``OperationTracker``).
+    func mint(_ new: NewItem, by user: UserID) async throws -> EVMWriteResult {
         let title = try Self.text(new.title, field: "title", max: 100)
         let description = try Self.text(new.description, field: "description", max: 2_000, allowEmpty: true)
         let category = new.category.lowercased()
@@ -43,12 +44,11 @@ struct ItemsService: Sendable {
         try await images.require(new.images, field: "images")
         let chain = try chains.settings(new.chain)
         let client = try chains.client(chain)
-        let account = try await accounts.account(for: user, on: chain.id)
+        let signer = try await accounts.signer(user: user, chain: chain.id, opening: true)
         let token = try await contracts.itemToken(on: chain, client: client)
-        let (_, key) = try await accounts.privateKey(user: user, chain: chain.id)
-        let owner = try EthereumAddress(account.address)
+        let owner = signer.address
         let data = try ABI.calldata("mint(address,string)", types: [.address, .string], values: [.address(owner), .string(uri)])
-        return try await sender.send(
+        return try await sender.dispatch(
             TransactionSender.Request(
                 chain: chain,
                 client: client,
@@ -62,8 +62,7 @@ struct ItemsService: Sendable {
                 to: token,
                 data: data
             ),
-            privateKey: key,
-            from: owner
+            by: signer
         )
     }
 

@@ -55,7 +55,7 @@ struct LecturesController: Sendable {
             ),
             by: principal.userID
         )
-        return try context.json(operation, status: .accepted, headers: [.location: "/v1/rails/evm/operations/\(operation.id)"])
+        return try context.answer(operation)
     }
 
     /// Every lecture, or with `role=teacher` those the caller teaches, `role=student` those they
@@ -155,7 +155,7 @@ struct LecturesController: Sendable {
             ),
             by: principal
         )
-        return try context.json(operation, status: .accepted, headers: [.location: "/v1/rails/evm/operations/\(operation.id)"])
+        return try context.answer(operation)
     }
 
     @Sendable func earnings(_ request: Request, context: HubRequestContext) async throws -> Response {
@@ -175,6 +175,6 @@ struct LecturesController: Sendable {
         var request = request
         let body = try await request.decodeJSON(as: WithdrawRequest.self, context: context)
         let operation = try await lectures.withdraw(chain: body.chain, by: principal.userID)
-        return try context.json(operation, status: .accepted, headers: [.location: "/v1/rails/evm/operations/\(operation.id)"])
+        return try context.answer(operation)
     }
 }

@@ -50,7 +50,7 @@ struct LecturesService: Sendable {
     /// The longest run the rail opens, in seconds: a course may last a school year.
     static let longestRun: UInt64 = 400 * 86_400
 
-    func create(_ new: NewLecture, by user: UserID) async throws -> EVMOperation {
+    func create(_ new: NewLecture, by user: UserID) async throws -> EVMWriteResult {
         let title = try ItemsService.text(new.title, field: "title", max: 100)
         let kind = try ItemsService.text(new.kind, field: "kind", max: 40)
         let target = try ItemsService.text(new.target, field: "target", max: 200, allowEmpty: true)
@@ -66,9 +66,9 @@ struct LecturesService: Sendable {
         let chain = try chains.settings(new.chain)
         let client = try chains.client(chain)
         let lectures = try await contracts.lectures(on: chain, client: client)
-        let (account, key) = try await accounts.privateKey(user: user, chain: chain.id)
+        let signer = try await accounts.signer(user: user, chain: chain.id)
         let curriculumJSON = String(decoding: try JSONEncoder().encode(curriculum), as: UTF8.self)
-        return try await sender.send(
+        return try await sender.dispatch(
             TransactionSender.Request(
                 chain: chain,
                 client: client,
@@ -89,8 +89,7 @@ struct LecturesService: Sendable {
                     ]
                 )
             ),
-            privateKey: key,
-            from: try EthereumAddress(account.address)
+            by: signer
         )
     }
 
@@ -108,7 +107,7 @@ struct LecturesService: Sendable {
     /// An action on lecture `lectureID`, signed by the caller, except settling (the platform
     /// account signs for the lecture's teacher or an admin) and an admin's cancel.
     func act(_ action: Action, chain chainName: String, lectureID: UInt64, input: ActionInput, by principal: Principal) async throws
-        -> EVMOperation
+        -> EVMWriteResult
     {
         let chain = try chains.settings(chainName)
         let client = try chains.client(chain)
@@ -116,8 +115,8 @@ struct LecturesService: Sendable {
         let lecture = try await read(lectureID, contract: contract, chain: chain, client: client)
         let current = lecture.runCount - 1
         let user = principal.userID
-        let caller = try await accounts.find(user: user, chain: chain.id).map { try EthereumAddress($0.address) }
-        let isTeacher = caller == lecture.teacher
+        let caller = try? await accounts.signer(user: user, chain: chain.id)
+        let isTeacher = caller?.address == lecture.teacher
         let id = ABIValue.uint(UInt256(lectureID))
         let word = ABIType.uint(bits: 256)
         var details = ["lecture_id": String(lectureID), "action": action.rawValue, "run": String(current), "user_id": user.description]
@@ -176,16 +175,17 @@ struct LecturesService: Sendable {
                 values: [id, .uint(input.price ?? .zero), .uint(UInt256(input.capacity ?? 0)), .uint(UInt256(input.endTime ?? 0))]
             )
         }
-        let (key, from): ([UInt8], EthereumAddress)
+        let sending: EVMSigner
         switch signer {
         case .platform:
-            (key, from) = try await contracts.platformKey(chain)
+            let platform = try await contracts.platformKey(chain)
+            sending = .custodial(address: platform.address, key: platform.key)
         case .caller:
-            let (account, callerKey) = try await accounts.privateKey(user: user, chain: chain.id)
-            (key, from) = (callerKey, try EthereumAddress(account.address))
+            guard let caller else { throw EVMError.accountNotFound("on chain \(chain.id)") }
+            sending = caller
         }
-        if [.purchase, .evaluate, .refund].contains(action) { details["student"] = from.checksummed }
-        return try await sender.send(
+        if [.purchase, .evaluate, .refund].contains(action) { details["student"] = sending.address.checksummed }
+        return try await sender.dispatch(
             TransactionSender.Request(
                 chain: chain,
                 client: client,
@@ -197,21 +197,21 @@ struct LecturesService: Sendable {
                 value: value,
                 data: data
             ),
-            privateKey: key,
-            from: from
+            by: sending
         )
     }
 
+    /// Who signs an action: the caller (custodial or their own wallet), or the platform account.
     private enum Signer { case caller, platform }
 
     /// Collects what the courses contract owes the caller (a teacher's settled earnings, the
     /// platform's fee).
-    func withdraw(chain chainName: String?, by user: UserID) async throws -> EVMOperation {
+    func withdraw(chain chainName: String?, by user: UserID) async throws -> EVMWriteResult {
         let chain = try chains.settings(chainName)
         let client = try chains.client(chain)
         let contract = try await contracts.lectures(on: chain, client: client)
-        let (account, key) = try await accounts.privateKey(user: user, chain: chain.id)
-        return try await sender.send(
+        let signer = try await accounts.signer(user: user, chain: chain.id)
+        return try await sender.dispatch(
             TransactionSender.Request(
                 chain: chain,
                 client: client,
@@ -222,8 +222,7 @@ struct LecturesService: Sendable {
                 to: contract,
                 data: try ABI.calldata("withdraw()", types: [], values: [])
             ),
-            privateKey: key,
-            from: try EthereumAddress(account.address)
+            by: signer
         )
     }
 
@@ -231,12 +230,12 @@ struct LecturesService: Sendable {
     /// their settled runs paid them in all (decimal text).
     func earnings(chain chainName: String?, user: UserID) async throws -> (chain: String, address: String?, pending: String, settled: String) {
         let chain = try chains.settings(chainName)
-        guard let account = try await accounts.find(user: user, chain: chain.id) else { return (chain.id, nil, "0", "0") }
+        guard let address = (try? await accounts.signer(user: user, chain: chain.id))?.address else { return (chain.id, nil, "0", "0") }
         let client = try chains.client(chain)
         let contract = try await contracts.lectures(on: chain, client: client)
         let owed = try await client.ethCall(
             to: contract,
-            data: try ABI.calldata("pendingWithdrawal(address)", types: [.address], values: [.address(try EthereumAddress(account.address))])
+            data: try ABI.calldata("pendingWithdrawal(address)", types: [.address], values: [.address(address)])
         )
         guard case .uint(let pending) = try ABI.decode([.uint(bits: 256)], owed).first else {
             throw EVMError.chainUnavailable(chain.id, "pendingWithdrawal did not answer a number")
@@ -245,7 +244,7 @@ struct LecturesService: Sendable {
             try connection.query(
                 """
                 SELECT r.teacher_amount FROM evm_lecture_runs r JOIN evm_lectures l ON l.chain = r.chain AND l.lecture_id = r.lecture_id \
-                WHERE l.chain = \(chain.id) AND l.teacher = \(account.address) AND r.state = 'settled'
+                WHERE l.chain = \(chain.id) AND l.teacher = \(address.checksummed) AND r.state = 'settled'
                 """
             ).map { try $0.optionalText("teacher_amount") }
         }
@@ -253,7 +252,7 @@ struct LecturesService: Sendable {
         for amount in amounts.compactMap({ $0 }) {
             settled = settled.addingReportingOverflow(try UInt256(decimal: amount)).partialValue
         }
-        return (chain.id, account.address, pending.description, settled.description)
+        return (chain.id, address.checksummed, pending.description, settled.description)
     }
 
     func read(_ lectureID: UInt64, contract: EthereumAddress, chain: EVMChainSettings, client: ChainClient) async throws -> Lecture.OnChain {

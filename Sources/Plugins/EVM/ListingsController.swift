@@ -51,7 +51,7 @@ struct ListingsController: Sendable {
             ),
             by: principal.userID
         )
-        return try context.json(operation, status: .accepted, headers: [.location: "/v1/rails/evm/operations/\(operation.id)"])
+        return try context.answer(operation)
     }
 
     @Sendable func list(_ request: Request, context: HubRequestContext) async throws -> Response {
@@ -95,7 +95,7 @@ struct ListingsController: Sendable {
             amount: try body.amount.map { try Self.amount($0, field: "amount") },
             by: principal.userID
         )
-        return try context.json(operation, status: .accepted, headers: [.location: "/v1/rails/evm/operations/\(operation.id)"])
+        return try context.answer(operation)
     }
 
     @Sendable func pending(_ request: Request, context: HubRequestContext) async throws -> Response {
@@ -117,6 +117,6 @@ struct ListingsController: Sendable {
         var request = request
         let body = try await request.decodeJSON(as: WithdrawRequest.self, context: context)
         let operation = try await listings.withdraw(chain: body.chain, by: principal.userID)
-        return try context.json(operation, status: .accepted, headers: [.location: "/v1/rails/evm/operations/\(operation.id)"])
+        return try context.answer(operation)
     }
 }

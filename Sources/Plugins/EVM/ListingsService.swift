@@ -49,7 +49,7 @@ struct ListingsService: Sendable {
     /// The longest auction the rail starts, in seconds.
     static let longestAuction: UInt64 = 366 * 86_400
 
-    func create(_ new: NewListing, by user: UserID) async throws -> EVMOperation {
+    func create(_ new: NewListing, by user: UserID) async throws -> EVMWriteResult {
         guard !new.price.isZero else { throw EVMError.invalid("price", "A price is more than zero.") }
         if new.kind == .auction {
             let now = UInt64(Date().timeIntervalSince1970)
@@ -65,8 +65,8 @@ struct ListingsService: Sendable {
         let client = try chains.client(chain)
         let market = try await contracts.marketplace(on: chain, client: client)
         let token = try await contracts.itemToken(on: chain, client: client)
-        let (account, key) = try await accounts.privateKey(user: user, chain: chain.id)
-        let seller = try EthereumAddress(account.address)
+        let signer = try await accounts.signer(user: user, chain: chain.id)
+        let seller = signer.address
         // Checked before the approval is sent, so a refused listing sends nothing at all.
         let ownerWord = try await client.ethCall(
             to: token,
@@ -75,7 +75,23 @@ struct ListingsService: Sendable {
         guard case .address(let owner)? = try? ABI.decode([.address], ownerWord).first, owner == seller else {
             throw EVMError(kind: .forbidden, errorCode: "not_owner", message: "Token \(new.tokenID) is not held by your account.", field: "token_id")
         }
-        try await approveMarketplace(market, token: token, owner: seller, key: key, user: user, chain: chain, client: client)
+        // The marketplace may move the owner's tokens (`setApprovalForAll`), approved once per
+        // account. A wallet of the user's own is handed the approval to sign first, and lists once
+        // it is confirmed; the hub's own signature is waited for (the listing's call checks it).
+        if try await !isApproved(market, token: token, owner: seller, client: client) {
+            let approval = TransactionSender.Request(
+                chain: chain,
+                client: client,
+                userID: user,
+                kind: "approve",
+                subject: token.checksummed,
+                to: token,
+                data: try ABI.calldata("setApprovalForAll(address,bool)", types: [.address, .bool], values: [.address(market), .bool(true)])
+            )
+            guard case .custodial(let address, let key) = signer else { return try await sender.dispatch(approval, by: signer) }
+            let operation = try await sender.send(approval, privateKey: key, from: address)
+            try await waitForApproval(operation, market: market, token: token, owner: seller, client: client)
+        }
         let tokenID = ABIValue.uint(UInt256(new.tokenID))
         let (signature, types, values, value): (String, [ABIType], [ABIValue], UInt256) =
             switch new.kind {
@@ -87,7 +103,7 @@ struct ListingsService: Sendable {
                     [tokenID, .uint(new.price), .uint(UInt256(new.endTime ?? 0))], .zero
                 )
             }
-        return try await sender.send(
+        return try await sender.dispatch(
             TransactionSender.Request(
                 chain: chain,
                 client: client,
@@ -99,14 +115,13 @@ struct ListingsService: Sendable {
                 value: value,
                 data: try ABI.calldata(signature, types: types, values: values)
             ),
-            privateKey: key,
-            from: seller
+            by: signer
         )
     }
 
     /// An action on listing `listingID`: the amount sent is the contract's own figure (the sale
     /// price, twice the escrow price) except for a bid, which names its `amount`.
-    func act(_ action: Action, chain chainName: String, listingID: UInt64, amount: UInt256?, by user: UserID) async throws -> EVMOperation {
+    func act(_ action: Action, chain chainName: String, listingID: UInt64, amount: UInt256?, by user: UserID) async throws -> EVMWriteResult {
         let chain = try chains.settings(chainName)
         let client = try chains.client(chain)
         let market = try await contracts.marketplace(on: chain, client: client)
@@ -130,8 +145,8 @@ struct ListingsService: Sendable {
             value = amount
         default: value = .zero
         }
-        let (account, key) = try await accounts.privateKey(user: user, chain: chain.id)
-        return try await sender.send(
+        let signer = try await accounts.signer(user: user, chain: chain.id)
+        return try await sender.dispatch(
             TransactionSender.Request(
                 chain: chain,
                 client: client,
@@ -143,18 +158,17 @@ struct ListingsService: Sendable {
                 value: value,
                 data: try ABI.calldata(function, types: [.uint(bits: 256)], values: [.uint(UInt256(listingID))])
             ),
-            privateKey: key,
-            from: try EthereumAddress(account.address)
+            by: signer
         )
     }
 
     /// Collects what the marketplace owes the caller (proceeds, refunds, outbid bids).
-    func withdraw(chain chainName: String?, by user: UserID) async throws -> EVMOperation {
+    func withdraw(chain chainName: String?, by user: UserID) async throws -> EVMWriteResult {
         let chain = try chains.settings(chainName)
         let client = try chains.client(chain)
         let market = try await contracts.marketplace(on: chain, client: client)
-        let (account, key) = try await accounts.privateKey(user: user, chain: chain.id)
-        return try await sender.send(
+        let signer = try await accounts.signer(user: user, chain: chain.id)
+        return try await sender.dispatch(
             TransactionSender.Request(
                 chain: chain,
                 client: client,
@@ -164,8 +178,7 @@ struct ListingsService: Sendable {
                 to: market,
                 data: try ABI.calldata("withdraw()", types: [], values: [])
             ),
-            privateKey: key,
-            from: try EthereumAddress(account.address)
+            by: signer
         )
     }
 
@@ -208,48 +221,28 @@ struct ListingsService: Sendable {
         }
     }
 
-    /// The marketplace may move the owner's tokens (`setApprovalForAll`), approved once per account
-    /// and waited for: the listing's own call checks it.
-    private func approveMarketplace(
-        _ market: EthereumAddress,
+    /// Waits for the hub's approval of the marketplace to be confirmed.
+    private func waitForApproval(
+        _ operation: EVMOperation,
+        market: EthereumAddress,
         token: EthereumAddress,
         owner: EthereumAddress,
-        key: [UInt8],
-        user: UserID,
-        chain: EVMChainSettings,
         client: ChainClient
     ) async throws {
-        func approved() async throws -> Bool {
-            let data = try await client.ethCall(
-                to: token,
-                data: try ABI.calldata(
-                    "isApprovedForAll(address,address)",
-                    types: [.address, .address],
-                    values: [.address(owner), .address(market)]
-                )
-            )
-            return data.last == 1
-        }
-        if try await approved() { return }
-        let operation = try await sender.send(
-            TransactionSender.Request(
-                chain: chain,
-                client: client,
-                userID: user,
-                kind: "approve",
-                subject: token.checksummed,
-                to: token,
-                data: try ABI.calldata("setApprovalForAll(address,bool)", types: [.address, .bool], values: [.address(market), .bool(true)])
-            ),
-            privateKey: key,
-            from: owner
-        )
         for _ in 0..<600 {
             let state = try await context.database.read { try EVMOperation.find(operation.id, on: $0)?.state }
-            if state == .confirmed, try await approved() { return }
+            if state == .confirmed, try await isApproved(market, token: token, owner: owner, client: client) { return }
             if state == .failed { throw EVMError(kind: .refused, errorCode: "approval_failed", message: "Approving the marketplace failed.") }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw EVMError(kind: .unavailable, errorCode: "approval_pending", message: "Approving the marketplace is still under way; retry shortly.")
+    }
+
+    private func isApproved(_ market: EthereumAddress, token: EthereumAddress, owner: EthereumAddress, client: ChainClient) async throws -> Bool {
+        let data = try await client.ethCall(
+            to: token,
+            data: try ABI.calldata("isApprovedForAll(address,address)", types: [.address, .address], values: [.address(owner), .address(market)])
+        )
+        return data.last == 1
     }
 }

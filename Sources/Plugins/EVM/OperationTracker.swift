@@ -13,6 +13,8 @@ import ServiceLifecycle
 struct OperationTracker: Service {
     let context: PluginContext
     let chains: EVMChains
+    /// Replaces transactions stuck on external chains (``EVMChainSettings/replaceAfterSeconds``).
+    var replacer: TransactionReplacer?
     var interval: Duration = .milliseconds(100)
 
     func run() async throws {
@@ -38,12 +40,14 @@ struct OperationTracker: Service {
         var txHash: String
         var raw: [UInt8]
         var details: [String: String]
+        /// When the operation's transaction was last sent or replaced.
+        var updatedAt: LedgerTimestamp
     }
 
     func trackOnce() async throws {
         let pending = try await context.database.read { connection in
             try connection.query(
-                "SELECT id, chain, kind, from_address, tx_hash, raw, details FROM evm_operations WHERE state = 'pending' ORDER BY created_at LIMIT 200"
+                "SELECT id, chain, kind, from_address, tx_hash, raw, details, updated_at FROM evm_operations WHERE state = 'pending' ORDER BY created_at LIMIT 200"
             ).map { row in
                 Pending(
                     id: try row.text("id"),
@@ -52,7 +56,8 @@ struct OperationTracker: Service {
                     from: try row.text("from_address"),
                     txHash: try row.text("tx_hash"),
                     raw: try row.bytes("raw"),
-                    details: (try? JSONDecoder().decode([String: String].self, from: Data(try row.text("details").utf8))) ?? [:]
+                    details: (try? JSONDecoder().decode([String: String].self, from: Data(try row.text("details").utf8))) ?? [:],
+                    updatedAt: try row.decode("updated_at", as: LedgerTimestamp.self)
                 )
             }
         }
@@ -63,10 +68,24 @@ struct OperationTracker: Service {
     }
 
     private func track(_ operation: Pending, chain: EVMChainSettings, client: ChainClient) async throws {
-        let receipt = try await client.call("eth_getTransactionReceipt", [operation.txHash]) as? [String: Any]
+        var receipt = try await client.call("eth_getTransactionReceipt", [operation.txHash]) as? [String: Any]
+        var minedHash = operation.txHash
+        if receipt == nil {
+            // A replaced transaction may still be the one a block includes.
+            for earlier in try await replacedHashes(operation.id) {
+                if let found = try await client.call("eth_getTransactionReceipt", [earlier]) as? [String: Any] {
+                    (receipt, minedHash) = (found, earlier)
+                    break
+                }
+            }
+        }
         guard let receipt else {
             if try await client.call("eth_getTransactionByHash", [operation.txHash]) is NSNull {
                 _ = try? await client.call("eth_sendRawTransaction", [Hex.encode(operation.raw)])
+            } else if let replacer, chain.replaceAfterSeconds > 0,
+                context.clock.now().nanoseconds > operation.updatedAt.nanoseconds + UInt64(chain.replaceAfterSeconds) * 1_000_000_000
+            {
+                try await replacer.replace(operation, chain: chain, client: client)
             }
             return
         }
@@ -76,11 +95,12 @@ struct OperationTracker: Service {
             guard head >= block + UInt64(chain.confirmations) else { return }
         }
         let succeeded = (receipt["status"] as? String) == "0x1"
+        let txHash = minedHash
         let effects = succeeded ? try await Effects.read(operation: operation, receipt: receipt, chain: chain, client: client) : nil
         try await context.write { unit in
             let changed = try unit.connection.execute(
                 """
-                UPDATE evm_operations SET state = \(succeeded ? "confirmed" : "failed"), block_number = \(Int64(block)), \
+                UPDATE evm_operations SET state = \(succeeded ? "confirmed" : "failed"), block_number = \(Int64(block)), tx_hash = \(txHash), \
                 result = \(effects?.resultJSON), error = \(succeeded ? nil : "reverted"), updated_at = \(unit.now) \
                 WHERE id = \(operation.id) AND state = 'pending'
                 """
@@ -94,6 +114,13 @@ struct OperationTracker: Service {
                     data: EVMEvents.OperationData(operation: settled)
                 )
             }
+        }
+    }
+
+    private func replacedHashes(_ operationID: String) async throws -> [String] {
+        try await context.database.read { connection in
+            try connection.query("SELECT tx_hash FROM evm_transaction_attempts WHERE operation_id = \(operationID) ORDER BY replaced_at")
+                .map { try $0.text("tx_hash") }
         }
     }
 
