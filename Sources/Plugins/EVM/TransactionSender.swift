@@ -29,13 +29,18 @@ struct TransactionSender: Sendable {
         var record: Record { Record(chain: chain.id, userID: userID?.description, kind: kind, subject: subject, details: details) }
     }
 
+    /// How often a send looks for a free nonce when other instances keep taking it.
+    static let nonceAttempts = 12
+
     func send(_ request: Request, privateKey: [UInt8], from sender: EthereumAddress) async throws -> EVMOperation {
         try await locks.withLock("\(request.chain.id):\(sender.checksummed)") {
-            for attempt in 0..<3 {
+            for attempt in 1...Self.nonceAttempts {
                 do {
                     return try await sendLocked(request, privateKey: privateKey, from: sender)
-                } catch let error as DatabaseError where attempt < 2 && error.kind == .constraint {
-                    continue  // another instance took that nonce: the next read sees it
+                } catch let error as DatabaseError where error.kind == .constraint {
+                    // Another instance took that nonce: the next read sees it. A random pause
+                    // keeps two instances sending from one account from colliding in step.
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 2...20) * attempt))
                 }
             }
             throw EVMError(kind: .unavailable, errorCode: "nonce_contention", message: "Could not get a nonce for \(sender.checksummed); retry.")
