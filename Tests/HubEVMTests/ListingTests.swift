@@ -231,5 +231,61 @@ extension EVMRailTests {
                 #expect(try await client.evm(.get, "/listings/hub/\(quietID)", as: "bob").object["state"] as? String != "open")
             }
         }
+
+        @Test(
+            "many bidders at once: the highest confirmed bid leads, every outbid bidder's money is theirs to withdraw, refused bids cost nothing",
+            arguments: TestBackend.enabled
+        )
+        func biddersRace(backend: TestBackend) async throws {
+            try await withEVMHub(on: backend) { hub, client in
+                try await client.waitEVMChainsReady()
+                let token = try await Self.mint(client, as: "alice")
+                let end = UInt64(Date().timeIntervalSince1970) + 600
+                let created = try await Self.run(
+                    client,
+                    "/listings",
+                    as: "alice",
+                    ["kind": "auction", "token_id": token, "price": Self.coin, "end_time": end]
+                )
+                let listingID = try #require((created["result"] as? [String: String])?["listing_id"])
+                let bidders = (1...5).map { "bidder\($0)" }
+                var addresses: [String: String] = [:]
+                for bidder in bidders { addresses[bidder] = try await Self.fund(client, bidder, coins: 10) }
+                // Bids of 1.1, 1.2, … 1.5 coins, all at once.
+                let outcomes = try await withThrowingTaskGroup(of: (String, UInt256, String).self) { group in
+                    for (index, bidder) in bidders.enumerated() {
+                        let amount = UInt256(1_000_000_000_000_000_000 + 100_000_000_000_000_000 * UInt64(index + 1))
+                        group.addTask {
+                            let sent = try await client.evm(.post, "/listings/hub/\(listingID)/bid", as: bidder, ["amount": amount.description])
+                            guard let id = sent.object["id"] as? String else { return (bidder, amount, sent.object["code"] as? String ?? "?") }
+                            return (bidder, amount, try await ItemMintTests.settled(id, as: bidder, client)["state"] as? String ?? "?")
+                        }
+                    }
+                    return try await group.reduce(into: [(String, UInt256, String)]()) { $0.append($1) }
+                }
+                let confirmed = outcomes.filter { $0.2 == "confirmed" }
+                #expect(!confirmed.isEmpty, "\(outcomes)")
+                let top = try #require(confirmed.max { $0.1 < $1.1 })
+                let shown = try await client.evm(.get, "/listings/hub/\(listingID)", as: "alice").object
+                #expect(shown["buyer"] as? String == addresses[top.0], "the highest confirmed bid leads: \(outcomes)")
+                #expect(shown["highest_bid"] as? String == top.1.description)
+                let tenCoins = UInt256(10_000_000_000_000_000_000 as UInt64)
+                for (bidder, amount, state) in outcomes {
+                    let balance = try UInt256(decimal: try await Self.balance(client, try #require(addresses[bidder])))
+                    let owed = try UInt256(decimal: try #require(try await client.evm(.get, "/withdrawals", as: bidder).object["amount"] as? String))
+                    if state != "confirmed" {
+                        #expect(balance == tenCoins && owed.isZero, "\(bidder)'s refused bid cost nothing")
+                    } else if bidder == top.0 {
+                        #expect(
+                            balance.addingReportingOverflow(amount).partialValue == tenCoins && owed.isZero,
+                            "the leader's bid is in the contract"
+                        )
+                    } else {
+                        #expect(owed == amount, "\(bidder) was outbid: the bid is theirs to withdraw")
+                    }
+                }
+                #expect(try await count(EVMEvents.bidPlaced, in: hub) == Int64(confirmed.count))
+            }
+        }
     }
 }
