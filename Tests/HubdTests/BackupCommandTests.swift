@@ -44,7 +44,13 @@ struct BackupCommandTests {
                     ])
                 }
             }
-            try await Task.sleep(for: .milliseconds(200))
+            // The load must have committed some transfers before the backup starts (on a busy
+            // machine 200 ms were sometimes not enough for one), so the copy is a moment during it.
+            for _ in 0..<600 {
+                let committed = try await database.read { try $0.queryFirst("SELECT count(*) AS n FROM ledger_transfers")?.int("n") ?? 0 }
+                if committed >= 5 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
             let result = try await hubd(["backup", "--database-url", "sqlite:\(live)", copy])
             try await Task.sleep(for: .milliseconds(200))
             load.cancel()

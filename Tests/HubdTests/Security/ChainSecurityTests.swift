@@ -243,9 +243,16 @@ struct ChainSecurityTests {
                 headers: bearer("org-1", "organiser")
             )
             #expect(pause.status == .ok)
-            try await Task.sleep(for: .seconds(1))  // an attempt begun before the pause ends
-            let paused = plugin.sealerHealth.failures(of: chainID)
-            try await Task.sleep(for: .seconds(2))
+            // An attempt begun before the pause may still end, slowly on a busy machine: wait
+            // until the count has not moved for a second, then it must stay put.
+            var paused = plugin.sealerHealth.failures(of: chainID)
+            for _ in 0..<20 {
+                try await Task.sleep(for: .seconds(1))
+                let now = plugin.sealerHealth.failures(of: chainID)
+                if now == paused { break }
+                paused = now
+            }
+            try await Task.sleep(for: .seconds(3))
             #expect(plugin.sealerHealth.failures(of: chainID) == paused)
         }
     }
