@@ -21,6 +21,7 @@ Checks, each printed as `ok …` or `FAIL …` (exit status 1 on any failure):
   its operation confirms once, on the replacement.
 """
 
+import contextlib
 import json
 import sys
 import threading
@@ -74,6 +75,27 @@ def wait(predicate, seconds=30, step=0.1):
     return None
 
 
+@contextlib.contextmanager
+def mining(node, every=0.2):
+    """The test node mines only when a transaction arrives; a real chain keeps making blocks,
+    which confirmations wait for: a thread plays that part while the block runs."""
+    running = threading.Event()
+    running.set()
+
+    def miner():
+        while running.is_set():
+            call(node, "evm_mine")
+            time.sleep(every)
+
+    thread = threading.Thread(target=miner, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        running.clear()
+        thread.join()
+
+
 def fund(node, address, wei):
     """Sends `wei` from the key the node funded at genesis (`--fund`, see evm-external-test.sh)."""
     key = "0x" + "11" * 32
@@ -124,17 +146,7 @@ def course(base, teacher, node):
     status, account = hub(base, student, "POST", "/accounts", {"chain": "testnode"})
     check(status == 201, f"the student opens an account on the external chain ({status})")
     fund(node, account["address"], 10**18)
-    mining = threading.Event()
-    mining.set()
-
-    def miner():
-        while mining.is_set():
-            call(node, "evm_mine")
-            time.sleep(0.2)
-
-    thread = threading.Thread(target=miner, daemon=True)
-    thread.start()
-    try:
+    with mining(node):
         price = 10**16
         head = call(node, "eth_getBlockByNumber", ["latest", False])
         end = int(head["timestamp"], 16) + 3600
@@ -192,9 +204,6 @@ def course(base, teacher, node):
         back = ledger_account(base, student)
         check(back.get("debits_pending") == "0" and back.get("debits_posted") == str(2 * price) and back.get("credits_posted") == str(2 * price),
               f"the refund voids the hold and returns the price to the student's wallet ({back})")
-    finally:
-        mining.clear()
-        thread.join()
 
 
 def market_account(base, token):
@@ -216,17 +225,7 @@ def escrow(base, seller, node):
     buyer = user_token(base, seller, "buyer@example.test")
     status, account = hub(base, buyer, "POST", "/accounts", {"chain": "testnode"})
     fund(node, account["address"], 10**18)
-    mining = threading.Event()
-    mining.set()
-
-    def miner():
-        while mining.is_set():
-            call(node, "evm_mine")
-            time.sleep(0.2)
-
-    thread = threading.Thread(target=miner, daemon=True)
-    thread.start()
-    try:
+    with mining(node):
         price = 10**16
         listed = settled_operation(base, seller, hub(base, seller, "POST", "/listings", {"chain": "testnode", "kind": "escrow", "token_id": 1, "price": str(price)}))
         check(listed.get("state") == "confirmed", f"an escrow is listed on the external chain ({listed.get('state') or listed})")
@@ -249,9 +248,6 @@ def escrow(base, seller, node):
                   f"the {who}'s account at the marketplace shows what the contract owes them ({owed}: {shown})")
         withdrawn = settled_operation(base, buyer, hub(base, buyer, "POST", "/withdrawals", {"chain": "testnode"}))
         check(withdrawn.get("state") == "confirmed" and market_account(base, buyer).get("available") == "0", "the buyer withdraws the deposit; nothing left owed")
-    finally:
-        mining.clear()
-        thread.join()
 
 
 def stuck(base, token, node):
@@ -296,21 +292,9 @@ def main(base, token, node):
     fund(node, platform, 10**19)
     fund(node, account["address"], 10**18)
 
-    # The test node mines only when a transaction arrives; a real chain keeps making blocks, which
-    # the contracts' deployment (2 confirmations) waits for: a miner thread plays that part.
-    mining = threading.Event()
-    mining.set()
-
-    def miner():
-        while mining.is_set():
-            call(node, "evm_mine")
-            time.sleep(0.3)
-
-    thread = threading.Thread(target=miner, daemon=True)
-    thread.start()
-    status, first = hub(base, token, "POST", "/items", {"chain": "testnode", "title": "External vase", "category": "ceramics"})
-    mining.clear()
-    thread.join()
+    # The contracts' deployment waits for 2 confirmations: blocks keep coming meanwhile.
+    with mining(node, every=0.3):
+        status, first = hub(base, token, "POST", "/items", {"chain": "testnode", "title": "External vase", "category": "ceramics"})
     check(status == 202, f"the first mint is sent after deploying the contracts ({status} {first.get('state') or first})")
     included = wait(lambda: call(node, "eth_getTransactionReceipt", [first["tx_hash"]]))
     check(bool(included), "the node includes the mint")

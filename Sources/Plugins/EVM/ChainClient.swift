@@ -56,6 +56,19 @@ struct ChainClient: Sendable {
         return bytes
     }
 
+    /// What one of the rail's contracts (marketplace, courses) owes `account`, at `block`.
+    func pendingWithdrawal(_ contract: EthereumAddress, of account: EthereumAddress, block: String = "latest") async throws -> UInt256 {
+        let data = try await ethCall(
+            to: contract,
+            data: try ABI.calldata("pendingWithdrawal(address)", types: [.address], values: [.address(account)]),
+            block: block
+        )
+        guard case .uint(let amount)? = try ABI.decode([.uint(bits: 256)], data).first else {
+            throw EVMError.chainUnavailable(chain, "pendingWithdrawal did not answer a number")
+        }
+        return amount
+    }
+
     static func quantity(_ text: String) -> UInt64? {
         guard text.hasPrefix("0x"), text.count > 2, text.count <= 18 else { return nil }
         return UInt64(text.dropFirst(2), radix: 16)

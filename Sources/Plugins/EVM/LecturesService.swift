@@ -233,13 +233,7 @@ struct LecturesService: Sendable {
         guard let address = (try? await accounts.signer(user: user, chain: chain.id))?.address else { return (chain.id, nil, "0", "0") }
         let client = try chains.client(chain)
         let contract = try await contracts.lectures(on: chain, client: client)
-        let owed = try await client.ethCall(
-            to: contract,
-            data: try ABI.calldata("pendingWithdrawal(address)", types: [.address], values: [.address(address)])
-        )
-        guard case .uint(let pending) = try ABI.decode([.uint(bits: 256)], owed).first else {
-            throw EVMError.chainUnavailable(chain.id, "pendingWithdrawal did not answer a number")
-        }
+        let pending = try await client.pendingWithdrawal(contract, of: address)
         let amounts = try await context.database.read { connection in
             try connection.query(
                 """

@@ -45,15 +45,7 @@ struct ListingMoney: Sendable {
         }
         var owed: [EthereumAddress: UInt256] = [:]
         for party in parties {
-            let word = try await client.ethCall(
-                to: market,
-                data: try ABI.calldata("pendingWithdrawal(address)", types: [.address], values: [.address(party)]),
-                block: block
-            )
-            guard case .uint(let amount)? = try ABI.decode([.uint(bits: 256)], word).first else {
-                throw EVMError.invalid("pendingWithdrawal", "the marketplace did not answer a number")
-            }
-            owed[party] = amount
+            owed[party] = try await client.pendingWithdrawal(market, of: party, block: block)
         }
         let value = try operation.details["value"].map { try UInt256(decimal: $0) } ?? .zero
         return ListingMoney(market: market, sender: sender, value: value, owed: owed)

@@ -187,14 +187,7 @@ struct ListingsService: Sendable {
         let chain = try chains.settings(chainName)
         let client = try chains.client(chain)
         let market = try await contracts.marketplace(on: chain, client: client)
-        let data = try await client.ethCall(
-            to: market,
-            data: try ABI.calldata("pendingWithdrawal(address)", types: [.address], values: [.address(address)])
-        )
-        guard case .uint(let amount) = try ABI.decode([.uint(bits: 256)], data).first else {
-            throw EVMError.chainUnavailable(chain.id, "pendingWithdrawal did not answer a number")
-        }
-        return amount.description
+        return try await client.pendingWithdrawal(market, of: address).description
     }
 
     func read(_ listingID: UInt64, market: EthereumAddress, chain: EVMChainSettings, client: ChainClient) async throws -> Listing {
