@@ -212,7 +212,7 @@ def market_account(base, token):
     with OPENER.open(request, timeout=30) as response:
         accounts = json.loads(response.read())["data"]
     market = [a for a in accounts if a["asset"] == "EVM-31337" and a["metadata"].get("contract") and a["metadata"]["contract"] == MARKET[0]]
-    return market[0]["balances"] if market else {}
+    return market[0] if market else {}
 
 
 MARKET = [None]
@@ -232,22 +232,35 @@ def escrow(base, seller, node):
         MARKET[0] = listed.get("subject")
         listing = (listed.get("result") or {}).get("listing_id")
         path = f"/listings/testnode/{listing}"
-        deposit = market_account(base, seller)
+        deposit = market_account(base, seller).get("balances", {})
         check(deposit.get("debits_pending") == str(price), f"the seller's deposit is held in the ledger ({deposit})")
         bought = settled_operation(base, buyer, hub(base, buyer, "POST", path + "/purchase", {}))
         check(bought.get("state") == "confirmed", "the buyer pays price and deposit")
-        paid = market_account(base, buyer)
+        paid = market_account(base, buyer).get("balances", {})
         check(paid.get("debits_pending") == str(2 * price), f"held from the buyer ({paid})")
         moved = settled_operation(base, seller, hub(base, seller, "POST", path + "/transfer", {}))
         received = settled_operation(base, buyer, hub(base, buyer, "POST", path + "/confirm", {}))
         check(moved.get("state") == "confirmed" and received.get("state") == "confirmed", "the seller transfers the token, the buyer confirms receipt")
         for who, token in (("seller", seller), ("buyer", buyer)):
             owed = hub(base, token, "GET", "/withdrawals?chain=testnode")[1].get("amount")
-            shown = market_account(base, token)
+            shown = market_account(base, token).get("balances", {})
             check(shown.get("debits_pending") == "0" and shown.get("available") == owed,
                   f"the {who}'s account at the marketplace shows what the contract owes them ({owed}: {shown})")
+        # The rail's ledger accounts move by the rail alone: an admin's transfer through the
+        # kernel API between two of them is refused and changes nothing.
+        seller_account, buyer_account = market_account(base, seller), market_account(base, buyer)
+        body = json.dumps({"debit_account_id": seller_account["id"], "credit_account_id": buyer_account["id"], "amount": "1", "asset": "EVM-31337"}).encode()
+        request = urllib.request.Request(base + "/v1/ledger/transfers", data=body, method="POST",
+                                         headers={"Authorization": f"Bearer {seller}", "Content-Type": "application/json"})
+        try:
+            with OPENER.open(request, timeout=30) as response:
+                refused = (response.status, json.loads(response.read()))
+        except urllib.error.HTTPError as error:
+            refused = (error.code, json.loads(error.read() or b"null"))
+        check(refused[0] >= 400 and refused[1].get("code") == "owned_by_rail" and market_account(base, seller) == seller_account,
+              f"an admin cannot move the rail's ledger money through the kernel API ({refused[0]} {refused[1].get('code')})")
         withdrawn = settled_operation(base, buyer, hub(base, buyer, "POST", "/withdrawals", {"chain": "testnode"}))
-        check(withdrawn.get("state") == "confirmed" and market_account(base, buyer).get("available") == "0", "the buyer withdraws the deposit; nothing left owed")
+        check(withdrawn.get("state") == "confirmed" and market_account(base, buyer).get("balances", {}).get("available") == "0", "the buyer withdraws the deposit; nothing left owed")
 
 
 def stuck(base, token, node):
