@@ -12,7 +12,7 @@ struct ConsoleSecurityHeaders: RouterMiddleware {
     typealias Context = HubRequestContext
 
     static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
         + "font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

@@ -26,6 +26,22 @@ extension EVMRailTests {
             return try #require(signedIn.object["access_token"] as? String)
         }
 
+        /// Signs in with another wallet, `key`'s; returns the access token.
+        static func signIn(_ client: any TestClientProtocol, key: [UInt8]) async throws -> String {
+            let address = try EthereumAddress(publicKey: try Secp256k1.publicKey(privateKey: key))
+            let challenge = try await client.execute(
+                uri: "/v1/auth/wallet/challenge",
+                method: .post,
+                headers: jsonHeaders,
+                body: jsonBody(["scheme": "siwe", "address": address.checksummed])
+            )
+            let message = try #require(challenge.object["message"] as? String, "\(challenge.text)")
+            let signature = Hex.encode(try PersonalSign.sign(Array(message.utf8), privateKey: key))
+            let body: [String: Any] = ["nonce": try #require(challenge.object["nonce"] as? String), "signature": signature]
+            let signedIn = try await client.execute(uri: "/v1/auth/wallet/login", method: .post, headers: jsonHeaders, body: jsonBody(body))
+            return try #require(signedIn.object["access_token"] as? String, "\(signedIn.text)")
+        }
+
         static func call(_ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ path: String, token: String, _ body: Any? = nil)
             async throws -> TestResponse
         {
@@ -106,11 +122,16 @@ extension EVMRailTests {
                 #expect(unknown.status == .notFound)
                 let garbage = try await Self.call(client, .post, "/transactions", token: token, ["prepared_id": mint["id"]!, "raw": "0x1234"])
                 #expect(garbage.object["field"] as? String == "raw")
+                // A prepared transaction is its preparer's alone: another user, even with the
+                // owner's correctly signed bytes, finds no such transaction.
+                let raw = try Self.sign(mint, with: Self.key)
+                let otherUser = try await Self.signIn(client, key: [UInt8](repeating: 0x43, count: 32))
+                let foreign = try await Self.call(client, .post, "/transactions", token: otherUser, ["prepared_id": mint["id"]!, "raw": raw])
+                #expect(foreign.status == .notFound, "\(foreign.text)")
                 #expect(
                     try await hub.database.read { try $0.queryFirst("SELECT count(*) AS n FROM evm_operations WHERE kind = 'mint'")?.int("n") } == 0
                 )
 
-                let raw = try Self.sign(mint, with: Self.key)
                 let minted = try await Self.submit(client, mint, raw: raw, token: token)
                 #expect(minted["state"] as? String == "confirmed", "\(minted)")
                 let again = try await Self.call(client, .post, "/transactions", token: token, ["prepared_id": mint["id"]!, "raw": raw])

@@ -73,6 +73,10 @@ public struct AdminPanel: Sendable, Equatable, Codable {
             case status
             /// Opens the list's detail view for the row (or, with ``Column/link``, a console page).
             case link
+            /// Image ids (one, or a list), shown as thumbnails read with the viewer's token from the
+            /// rail's `GET` path in ``Column/link``, where `{value}` is replaced by each id, e.g.
+            /// `/images/{value}`.
+            case images
         }
 
         /// A dotted path into one row's JSON object: `amount`, `payee.display_name`.
@@ -83,6 +87,7 @@ public struct AdminPanel: Sendable, Equatable, Codable {
         public var assetKey: String?
         /// For `.link`: a console path starting with `/admin/`, where `{value}` is replaced by the
         /// (URL-encoded) value, e.g. `/admin/transfers?id={value}`. The row's detail view when not given.
+        /// For `.images`: the rail's path of one image, e.g. `/images/{value}`.
         public var link: String?
 
         public init(_ key: String, title: String, kind: Kind = .text, assetKey: String? = nil, link: String? = nil) {

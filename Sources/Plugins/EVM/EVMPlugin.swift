@@ -98,6 +98,7 @@ public struct EVMPlugin: RailPlugin {
                         fields: [
                             .init("item.title", title: "Title"), .init("item.description", title: "Description"),
                             .init("item.artist", title: "Artist"), .init("item.owner", title: "Owner"), .init("item.uri", title: "Metadata URI"),
+                            .init("item.images", title: "Images", kind: .images, link: "/images/{value}"),
                         ]
                     )
                 ),
@@ -140,7 +141,7 @@ public struct EVMPlugin: RailPlugin {
                     title: "Operations",
                     path: "/operations",
                     columns: [
-                        .init("id", title: "EVMOperation", kind: .link), .init("chain", title: "Chain"), .init("kind", title: "Kind"),
+                        .init("id", title: "Operation", kind: .link), .init("chain", title: "Chain"), .init("kind", title: "Kind"),
                         .init("state", title: "State", kind: .status), .init("tx_hash", title: "Transaction"),
                         .init("created_at", title: "Sent", kind: .time),
                     ],

@@ -105,25 +105,40 @@ function goToSignIn() {
  * Calls the API. `body` (an object) is sent as JSON; `idempotencyKey` sets the header. Answers
  * the parsed JSON (or null for 204); throws ApiError with the problem otherwise.
  */
-export async function api(path, { method = "GET", body, idempotencyKey, signal, retried = false } = {}) {
+export async function api(path, { method = "GET", body, idempotencyKey, signal } = {}) {
   const headers = { Accept: "application/json" };
-  const token = sessionStorage.getItem(TOKEN);
-  if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (idempotencyKey) headers["Idempotency-Key"] = idempotencyKey;
-  const response = await fetch(path, {
+  const response = await signedInFetch(path, {
     method,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
     signal,
   });
+  if (response.status === 204) return null;
+  return response.json();
+}
+
+/** The bytes at `path` (an image the API serves) as a Blob; throws ApiError like `api`. */
+export async function apiBlob(path) {
+  return (await signedInFetch(path, { method: "GET", headers: {} })).blob();
+}
+
+/**
+ * `fetch` with the session's bearer token, refreshing the session once on 401 (or going to the
+ * sign-in page); answers the response when it is a success, throws ApiError otherwise.
+ */
+async function signedInFetch(path, init, retried = false) {
+  const token = sessionStorage.getItem(TOKEN);
+  const headers = { ...init.headers };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(path, { ...init, headers });
   if (response.status === 401 && token && !retried && !path.startsWith("/v1/auth/")) {
-    if (await refreshSession()) return api(path, { method, body, idempotencyKey, signal, retried: true });
+    if (await refreshSession()) return signedInFetch(path, init, true);
     goToSignIn();
   }
   if (!response.ok) throw new ApiError(response.status, await problemOf(response));
-  if (response.status === 204) return null;
-  return response.json();
+  return response;
 }
 
 /** Every page of a paginated list, up to `max` items. */

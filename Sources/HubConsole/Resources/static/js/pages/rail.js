@@ -1,4 +1,4 @@
-import { api } from "../api.js";
+import { api, apiBlob } from "../api.js";
 import { $, amountText, assetScales, badge, clear, el, facts, formatTime, guarded, table, valueAt } from "../ui.js";
 
 /**
@@ -38,7 +38,7 @@ export default async function rail() {
             list.columns.map((column) => ({
               title: column.title,
               class: column.kind === "amount" ? "num" : undefined,
-              value: (row) => cell(column, row, scales, open),
+              value: (row) => cell(column, row, scales, open, prefix),
             })),
             { empty: "Nothing yet.", onRow: open }
           )
@@ -51,7 +51,7 @@ export default async function rail() {
 }
 
 /** One value formatted by its column kind. Text only ever goes through textContent. */
-function cell(column, row, scales, open) {
+function cell(column, row, scales, open, prefix) {
   const value = valueAt(row, column.key);
   if (value === undefined || value === null) return "—";
   switch (column.kind) {
@@ -69,9 +69,31 @@ function cell(column, row, scales, open) {
       if (open) return el("a", { href: "#", onclick: (event) => (event.preventDefault(), open(row)) }, text);
       return el("span", { class: "mono" }, text);
     }
+    case "images":
+      return images(column, value, prefix);
     default:
       return typeof value === "object" ? JSON.stringify(value) : String(value);
   }
+}
+
+/**
+ * Thumbnails of the images whose ids `value` holds (one or a list), each read with the session's
+ * token from the rail's path `column.link` (`{value}` replaced by the id) and shown from a blob:
+ * URL; an image that cannot be read shows its id instead.
+ */
+function images(column, value, prefix) {
+  const ids = (Array.isArray(value) ? value : [value]).map(String);
+  if (ids.length === 0) return "—";
+  const strip = el("div", { class: "thumbnails" });
+  for (const id of ids) {
+    const path = prefix + (column.link ?? "/{value}").replaceAll("{value}", encodeURIComponent(id));
+    const image = el("img", { alt: id, title: id, class: "thumbnail" });
+    strip.append(image);
+    apiBlob(path)
+      .then((blob) => (image.src = URL.createObjectURL(blob)))
+      .catch(() => image.replaceWith(el("span", { class: "mono" }, id)));
+  }
+  return strip;
 }
 
 /** `/sessions/{id}` with each `{key.path}` replaced by the row's URL-encoded value. */
@@ -86,7 +108,7 @@ async function showDetail(prefix, list, row, scales) {
   $("#rail-detail-title").textContent = list.title;
   facts(
     $("#rail-detail-facts"),
-    list.detail.fields.map((field) => [field.title, cell(field, detail, scales, undefined)])
+    list.detail.fields.map((field) => [field.title, cell(field, detail, scales, undefined, prefix)])
   );
   $("#rail-detail-json").textContent = JSON.stringify(detail, null, 2);
   section.scrollIntoView({ block: "nearest" });
