@@ -3,7 +3,8 @@
 # for geth/Kaia, which cannot run offline here) configured as the rail's chain `testnode` with 2
 # confirmations, and a live hubd; tools/evm/external_check.py mints there, through a
 # reorganisation and a node that goes down and comes back, runs a paid course to settlement and an
-# escrow sale with the ledger following, and has a transaction the node does not mine replaced.
+# escrow sale, an auction and a direct sale with the ledger following, and has a transaction the
+# node does not mine replaced.
 # Usage: scripts/evm-external-test.sh
 set -euo pipefail
 

@@ -17,6 +17,10 @@ Checks, each printed as `ok …` or `FAIL …` (exit status 1 on any failure):
   withdrawn (debited to the chain's outside account); a cancelled re-run refunded (the hold voided);
 - an escrow sale there with the ledger following the marketplace: deposit and payment held,
   then each party's account equal to what the contract owes them;
+- an auction there: each highest bid held from its bidder, the outbid bid released and withdrawn,
+  the end giving the token to the winner and every party's account what the contract owes;
+- a direct sale there: the price paid into the contract in the ledger, the token moved, the
+  seller's proceeds withdrawn;
 - a transaction the node holds but does not mine is replaced (same nonce, higher gas price) and
   its operation confirms once, on the replacement.
 """
@@ -263,6 +267,91 @@ def escrow(base, seller, node):
         check(withdrawn.get("state") == "confirmed" and market_account(base, buyer).get("balances", {}).get("available") == "0", "the buyer withdraws the deposit; nothing left owed")
 
 
+def owed_matches(base, token, who):
+    """The caller's account at the marketplace shows exactly what the contract owes them."""
+    owed = hub(base, token, "GET", "/withdrawals?chain=testnode")[1].get("amount")
+    shown = market_account(base, token).get("balances", {})
+    check(shown.get("debits_pending") == "0" and shown.get("available") == owed,
+          f"the {who}'s account at the marketplace shows what the contract owes them ({owed}: {shown})")
+
+
+def bidder(base, admin, node, name):
+    token = user_token(base, admin, f"{name}@example.test")
+    status, account = hub(base, token, "POST", "/accounts", {"chain": "testnode"})
+    check(status == 201, f"{name} opens an account on the external chain ({status})")
+    fund(node, account["address"], 10**18)
+    return token, account["address"]
+
+
+def auction(base, seller, node):
+    """An English auction on the external chain: each highest bid held in the ledger from its
+    bidder, an outbid bid released to be withdrawn, the end (after the chain's time passes it)
+    gives the token to the winner and the seller their proceeds, all as the contract says."""
+    first, _ = bidder(base, seller, node, "bidder1")
+    second, second_address = bidder(base, seller, node, "bidder2")
+    with mining(node):
+        price = 10**16
+        head = call(node, "eth_getBlockByNumber", ["latest", False])
+        end = int(head["timestamp"], 16) + 900
+        listed = settled_operation(base, seller, hub(base, seller, "POST", "/listings", {
+            "chain": "testnode", "kind": "auction", "token_id": 2, "price": str(price), "end_time": end}))
+        check(listed.get("state") == "confirmed", f"an auction is listed on the external chain ({listed.get('state') or listed})")
+        path = f"/listings/testnode/{(listed.get('result') or {}).get('listing_id')}"
+        status, low = hub(base, first, "POST", path + "/bid", {"amount": "1"})
+        check(status == 422 and low.get("code") == "call_reverted", f"a bid below the reserve is refused before sending ({status})")
+        bid = settled_operation(base, first, hub(base, first, "POST", path + "/bid", {"amount": str(price)}))
+        check(bid.get("state") == "confirmed", "the first bidder bids the reserve")
+        held = market_account(base, first).get("balances", {})
+        check(held.get("debits_pending") == str(price), f"the bid is held in the ledger from the first bidder ({held})")
+        outbid = settled_operation(base, second, hub(base, second, "POST", path + "/bid", {"amount": str(2 * price)}))
+        check(outbid.get("state") == "confirmed", "the second bidder bids twice as much")
+        held = market_account(base, second).get("balances", {})
+        check(held.get("debits_pending") == str(2 * price), f"the new highest bid is held from the second bidder ({held})")
+        owed_matches(base, first, "outbid bidder")
+        status, early = hub(base, first, "POST", path + "/end", {})
+        check(status == 422 and early.get("code") == "call_reverted", f"ending before the end is refused ({status})")
+        call(node, "evm_increaseTime", [1000])
+        call(node, "evm_mine")
+        ended = settled_operation(base, first, hub(base, first, "POST", path + "/end", {}))
+        check(ended.get("state") == "confirmed", f"after the end anyone ends it ({ended.get('state') or ended})")
+        status, item = hub(base, seller, "GET", "/items/testnode/2")
+        check(item.get("item", {}).get("owner") == second_address, "the token goes to the highest bidder")
+        won = market_account(base, second).get("balances", {})
+        check(won.get("debits_pending") == "0" and won.get("debits_posted") == str(2 * price), f"the winning bid is paid from the hold ({won})")
+        owed_matches(base, seller, "seller")
+        owed_matches(base, first, "outbid bidder")
+        withdrawn = settled_operation(base, first, hub(base, first, "POST", "/withdrawals", {"chain": "testnode"}))
+        check(withdrawn.get("state") == "confirmed" and market_account(base, first).get("balances", {}).get("available") == "0",
+              "the outbid bidder withdraws the bid; nothing left owed")
+    return first
+
+
+def direct_sale(base, seller, buyer, node):
+    """A direct sale on the external chain: the price paid into the contract, the token moved,
+    the seller's proceeds owed as the contract says."""
+    with mining(node):
+        price = 10**16
+        listed = settled_operation(base, seller, hub(base, seller, "POST", "/listings", {
+            "chain": "testnode", "kind": "sale", "token_id": 3, "price": str(price)}))
+        check(listed.get("state") == "confirmed", f"a direct sale is listed on the external chain ({listed.get('state') or listed})")
+        path = f"/listings/testnode/{(listed.get('result') or {}).get('listing_id')}"
+        before = int(market_account(base, buyer).get("balances", {}).get("debits_posted", "0"))
+        bought = settled_operation(base, buyer, hub(base, buyer, "POST", path + "/buy", {}))
+        check(bought.get("state") == "confirmed", f"a buyer buys it ({bought.get('state') or bought})")
+        status, item = hub(base, seller, "GET", "/items/testnode/3")
+        status, account = hub(base, buyer, "GET", "/accounts?chain=testnode")
+        address = next((a["address"] for a in account.get("data", []) if a["chain"] == "testnode"), None)
+        check(item.get("item", {}).get("owner") == address, "the token goes to the buyer")
+        paid = market_account(base, buyer).get("balances", {})
+        check(int(paid.get("debits_posted", "0")) - before == price, f"the price is paid into the contract in the ledger ({paid})")
+        status, again = hub(base, buyer, "POST", path + "/buy", {})
+        check(status == 422 and again.get("code") == "call_reverted", f"buying it again is refused before sending ({status})")
+        owed_matches(base, seller, "seller")
+        withdrawn = settled_operation(base, seller, hub(base, seller, "POST", "/withdrawals", {"chain": "testnode"}))
+        check(withdrawn.get("state") == "confirmed" and market_account(base, seller).get("balances", {}).get("available") == "0",
+              "the seller withdraws the proceeds; nothing left owed")
+
+
 def stuck(base, token, node):
     """A transaction the node holds but does not mine (the hub's chain setting
     replace_after_seconds is 3 here) is replaced: same nonce, a gas price at least 10 % higher,
@@ -352,6 +441,8 @@ def main(base, token, node):
 
     course(base, token, node)
     escrow(base, token, node)
+    outbid = auction(base, token, node)
+    direct_sale(base, token, outbid, node)
     stuck(base, token, node)
 
     print(f"{failures} failed")

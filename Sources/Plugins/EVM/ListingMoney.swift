@@ -29,6 +29,9 @@ struct ListingMoney: Sendable {
         let sender = try EthereumAddress(operation.from)
         var parties: Set<EthereumAddress> = [sender, try EthereumAddress(listing.seller)]
         if let buyer = listing.buyer { parties.insert(try EthereumAddress(buyer)) }
+        // Whom the listing named in the block before (a bidder this operation outbid) is owed
+        // what it held; a bid outbid in its own block is its sender's, read above.
+        if let previousBuyer = try await buyer(of: listing, in: market, before: block, client: client) { parties.insert(previousBuyer) }
         let platformWord = try await client.ethCall(to: market, data: try ABI.calldata("platform()", types: [], values: []), block: block)
         if case .address(let platform)? = try ABI.decode([.address], platformWord).first { parties.insert(platform) }
         let royalty = try await client.ethCall(
@@ -49,6 +52,19 @@ struct ListingMoney: Sendable {
         }
         let value = try operation.details["value"].map { try UInt256(decimal: $0) } ?? .zero
         return ListingMoney(market: market, sender: sender, value: value, owed: owed)
+    }
+
+    /// The listing's buyer (an auction's highest bidder) at the block before `block`, if any.
+    static func buyer(of listing: Listing, in market: EthereumAddress, before block: String, client: ChainClient) async throws -> EthereumAddress? {
+        guard let number = UInt64(block.dropFirst(2), radix: 16), block.hasPrefix("0x"), number > 0 else { return nil }
+        let returned = try await client.ethCall(
+            to: market,
+            data: try ABI.calldata("listing(uint256)", types: [.uint(bits: 256)], values: [.uint(UInt256(listing.listingId))]),
+            block: "0x" + String(number - 1, radix: 16)
+        )
+        // Before its first block the listing does not exist: no buyer.
+        guard let previous = try? Listing(chain: listing.chain, listingID: listing.listingId, returned: returned) else { return nil }
+        return try previous.buyer.map(EthereumAddress.init)
     }
 
     struct Hold: Hashable {
