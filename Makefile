@@ -4,7 +4,7 @@
 ARGS ?=
 
 .DEFAULT_GOAL := build
-.PHONY: test evm-difftest evm-contracts evm-testnode bench-evm contract-test browser-test security-attacks run bench-ledger bench-http bench-ble-sessions bench-chainkit build format lint
+.PHONY: test evm-difftest evm-contracts evm-testnode bench-evm bench-evm-market contract-test browser-test security-attacks run bench-ledger bench-http bench-ble-sessions bench-chainkit build format lint
 
 test:
 	bash scripts/test.sh $(ARGS)
@@ -62,3 +62,6 @@ bench-localchain:
 
 bench-evm:
 	bash scripts/bench-evm.sh
+
+bench-evm-market:
+	bash scripts/bench-evm-market.sh
