@@ -397,7 +397,7 @@ class ConsoleTest:
                         await pause(500);
                       }
                       const png = Uint8Array.from(atob(
-                        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+                        "iVBORw0KGgoAAAANSUhEUgAAADAAAAAwCAIAAADYYG7QAAAAhUlEQVR42u3YURGAMAyD4ShBHSKQgxzkIGEK6Da4lfTuv4uA761NdF+HVQQIECBb0LafcZJAXcdHmVZrZk1aTZllKU0zaFKmZsSkZE3XVAq0SBOb9IsmMAF6B0rQPJkAAQIECFBNEMe1IsjuY+TJL9rLHJurY7d3XD9M9yHHBY3RExCgyTT/lIzsxqnoUgAAAABJRU5ErkJggg=="
                       ), (c) => c.charCodeAt(0));
                       const uploaded = await fetch("/v1/rails/evm/images", {
                         method: "POST", headers: {...headers, "Content-Type": "image/png"}, body: png});
@@ -444,7 +444,7 @@ class ConsoleTest:
                 self.wait.until(
                     lambda d: d.execute_script(
                         "const img = document.querySelector('#rail-detail-facts img.thumbnail');"
-                        "return img !== null && img.complete && img.naturalWidth === 1 && img.src.startsWith('blob:');"
+                        "return img !== null && img.complete && img.naturalWidth === 48 && img.src.startsWith('blob:');"
                     )
                 )
                 self.settle()
