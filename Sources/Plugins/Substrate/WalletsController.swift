@@ -71,6 +71,10 @@ struct WalletsController: Sendable {
         if let existing = try await wallets.wallet(publicKey), existing.userID != user {
             throw SubstrateError.walletTaken(try SS58.encode(publicKey, prefix: wallets.ss58Prefix))
         }
+        // The kernel's link and the rail's row are two transactions (a rail cannot write the
+        // kernel's tables in its unit). Between the check above and the insert, another user can
+        // only take this key by holding it too and racing; then the caller keeps a proven kernel
+        // link and gets 409 here, and nothing of the rail changes.
         let link = try await identity.wallets.link(nonce: nonce, signature: signature, to: user)
         return try await wallets.registerExternal(publicKey: publicKey, scheme: link.scheme, for: user)
     }
