@@ -127,6 +127,19 @@ let package = Package(
             path: "Sources/Plugins/EVM",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "HubSubstrate",
+            dependencies: [
+                "HubKernel",
+                "ChainKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/Plugins/Substrate",
+            swiftSettings: swiftSettings
+        ),
 
         // The admin console: server-side Mustache templates and hand-written JS/CSS, versioned here.
         .target(
@@ -151,6 +164,7 @@ let package = Package(
                 "HubBLESessions",
                 "HubLocalChain",
                 "HubEVM",
+                "HubSubstrate",
                 "HubConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -334,6 +348,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HubEVMTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HubSubstrateTests",
+            dependencies: [
+                "HubSubstrate",
+                "HubKernel",
+                "ChainKit",
+                "HubServer",
+                "HubTestSupport",
+                "HubServerTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/HubSubstrateTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(

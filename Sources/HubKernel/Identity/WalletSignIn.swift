@@ -124,6 +124,16 @@ public final class WalletSignIn: Sendable {
         }
     }
 
+    /// The challenge `nonce` names while it can still be answered (not used, not expired), or nil:
+    /// lets a caller check what a challenge is for (its scheme and address) before answering it
+    /// with ``link(nonce:signature:message:to:)``. Read-only.
+    public func openChallenge(nonce: String) async throws -> WalletChallenge? {
+        let now = context.now()
+        let found = try await context.database.read { try Self.challenge(nonce, on: $0) }
+        guard let (challenge, used) = found, !used, now.date < challenge.expiresAt else { return nil }
+        return challenge
+    }
+
     /// The wallet addresses linked to `userID`, oldest first.
     public func links(for userID: UserID) async throws -> [WalletLink] {
         try await context.database.read { connection in

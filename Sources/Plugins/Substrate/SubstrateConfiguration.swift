@@ -1,0 +1,55 @@
+public import HubKernel
+
+/// The rail's `config` object in `plugins.json`, every member optional:
+///
+/// ```json
+/// { "id": "substrate", "config": { "ss58_prefix": 42, "chain": "peaq" } }
+/// ```
+public struct SubstrateConfiguration: Sendable, Equatable {
+    /// The SS58 network prefix addresses are answered in (42, generic Substrate, is what every
+    /// peaq runtime sets; the registry's 1221 is peaq's own). Addresses of any prefix are accepted.
+    public var ss58Prefix: UInt16 = 42
+    /// The chain sign-in messages name on their `Chain ID` line: a name (`peaq`, the default) or
+    /// a CAIP-2 id (`polkadot:<first 32 hex digits of the genesis hash>`) for a known network.
+    /// A wallet's own message must name the same.
+    public var chain = "peaq"
+
+    public init() {}
+
+    public init(_ config: PluginConfig) throws {
+        let raw = try config.decode(Raw.self, knownKeys: Raw.knownKeys)
+        if let prefix = raw.ss58Prefix {
+            guard (0...Int(SS58Limits.maximumPrefix)).contains(prefix), !SS58Limits.reserved.contains(prefix) else {
+                throw PluginConfigError(
+                    field: "ss58_prefix",
+                    message: "must be 0 to \(SS58Limits.maximumPrefix) and not 46 or 47 (reserved), got \(prefix)"
+                )
+            }
+            ss58Prefix = UInt16(prefix)
+        }
+        if let chain = raw.chain {
+            let allowed = chain.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x3A || byte == 0x2D
+                    || byte == 0x5F
+            }
+            guard (1...64).contains(chain.utf8.count), allowed else {
+                throw PluginConfigError(field: "chain", message: "1 to 64 letters, digits, ':', '-' or '_' (a name or a CAIP-2 id)")
+            }
+            self.chain = chain
+        }
+    }
+
+    private struct Raw: Decodable {
+        var ss58Prefix: Int?
+        var chain: String?
+
+        static let knownKeys: Set<String> = ["ss58_prefix", "chain"]
+    }
+}
+
+/// SS58's prefix rules as the rail checks its configuration (ChainKit's ``SS58`` applies them to
+/// addresses): 14 bits, and 46 and 47 reserved by the registry.
+enum SS58Limits {
+    static let maximumPrefix = 16383
+    static let reserved: Set<Int> = [46, 47]
+}

@@ -1,0 +1,70 @@
+public import HubKernel
+public import Hummingbird
+import Logging
+public import ServiceLifecycle
+
+/// The Substrate/peaq rail (`substrate`, DESIGN §4.4), first slice: sign-in with sr25519 and
+/// ed25519 wallets (``SubstrateSignatureVerifier``) and users' wallets, custodial (made by the
+/// hub from a BIP39 mnemonic, secret sealed by ``WalletSecrets``) or external (proven by a signed
+/// challenge) (``SubstrateWallets``, ``WalletsController``). Offline: it needs no node.
+public struct SubstratePlugin: RailPlugin {
+    public static let id = "substrate"
+    public static let eventTypes = SubstrateEvents.all
+
+    let context: PluginContext
+    let configuration: SubstrateConfiguration
+    let wallets: SubstrateWallets
+
+    public init(context: PluginContext, config: PluginConfig) throws {
+        self.context = context
+        let configuration = try SubstrateConfiguration(config)
+        self.configuration = configuration
+        wallets = SubstrateWallets(context: context, secrets: try WalletSecrets(secrets: context.secrets), ss58Prefix: configuration.ss58Prefix)
+        for algorithm in SubstrateSignatureVerifier.Algorithm.allCases {
+            context.identity.wallets.schemes.register(
+                SubstrateSignatureVerifier(algorithm: algorithm, ss58Prefix: configuration.ss58Prefix, chain: configuration.chain)
+            )
+        }
+    }
+
+    public static var schema: [Migration] { SubstrateMigrations.all }
+
+    public func addRoutes(to group: RouterGroup<HubRequestContext>) {
+        WalletsController(wallets: wallets, identity: context.identity).addRoutes(to: group)
+    }
+
+    public var services: [any Service] { [] }
+
+    public var adminPanel: AdminPanel? {
+        AdminPanel(
+            title: "Substrate / peaq",
+            summary:
+                "Your Substrate wallets: custodial ones the hub made (sr25519, secret sealed at rest) and external ones you proved you hold. Sign in with a Substrate wallet through /v1/auth/wallet (schemes sr25519 and ed25519).",
+            links: [AdminPanel.Link(title: "My wallets (JSON)", path: "/wallets")],
+            lists: [
+                AdminPanel.List(
+                    id: "wallets",
+                    title: "My wallets",
+                    path: "/wallets",
+                    columns: [
+                        .init("address", title: "Address", kind: .link), .init("kind", title: "Kind"), .init("scheme", title: "Scheme"),
+                        .init("created_at", title: "Added", kind: .time),
+                    ],
+                    detail: AdminPanel.Detail(path: "/wallets/{address}", fields: [.init("public_key", title: "Public key")])
+                )
+            ]
+        )
+    }
+
+    public func health() async -> PluginHealth {
+        do {
+            let count = try await context.database.read { connection in
+                try connection.queryFirst("SELECT count(*) AS n FROM substrate_wallets")?.int("n") ?? 0
+            }
+            return PluginHealth(.ok, detail: "\(count) wallets")
+        } catch {
+            context.logger.info("substrate health check failed", metadata: ["error": "\(error)"])
+            return PluginHealth(.down, detail: "cannot read substrate_wallets")
+        }
+    }
+}
