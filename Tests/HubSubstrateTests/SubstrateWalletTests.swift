@@ -37,6 +37,14 @@ extension SubstrateRailTests {
                 #expect(created.object["kind"] as? String == "custodial")
                 #expect(created.object["scheme"] as? String == "sr25519")
 
+                // Linked to its creator at once: signing in with its key is signing in as them.
+                let (nonce, message) = try await client.openChallenge(key)
+                let viaWallet = try await client.walletLogin(nonce: nonce, signature: key.sign(message))
+                #expect(viaWallet.status == .ok, "an existing user, not a new one: \(viaWallet.text)")
+                let me = try await client.execute(uri: "/v1/users/me", method: .get, headers: [.authorization: "Bearer \(token)"])
+                let creator = me.object["id"] as? String
+                #expect(creator != nil && (viaWallet.object["user"] as? [String: Any])?["id"] as? String == creator)
+
                 // Never shown again: not by the list, not by the wallet, not by a retry with the key.
                 let list = try await client.substrate(.get, "/wallets", token: token)
                 #expect(list.status == .ok)

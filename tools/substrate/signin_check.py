@@ -16,7 +16,7 @@ Checks, each printed as `ok …` or `FAIL …` (exit status 1 on any failure):
 - a wrong signature is `invalid_signature` and leaves the challenge open; an address with a bad
   SS58 checksum is `invalid_address`;
 - a custodial wallet made by the hub: its mnemonic gives, in substrate-interface, the address and
-  public key the hub answered, and signs in with that key;
+  public key the hub answered, and signs in with that key as the user who made it;
 - an external wallet made here registers with a `<Bytes>`-wrapped signature over its challenge
   (not with one over other bytes); the list shows both wallets and no mnemonic.
 """
@@ -36,6 +36,10 @@ from substrateinterface import Keypair, KeypairType
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 failures = 0
 
+
+def user_id(base, token):
+    """The id of the user `token` belongs to."""
+    return call(base, "GET", "/v1/users/me", None, token)[1]["id"]
 
 def call(base, method, path, body=None, token=None):
     headers = {"Content-Type": "application/json"} if body is not None else {}
@@ -155,8 +159,9 @@ def main(base):
     check("0x" + pair.public_key.hex() == wallet["public_key"], "and the same public key")
     check(ss58_decode(wallet["address"]) == pair.public_key.hex(), "scalecodec decodes the hub's address to that key")
     issued = challenge(base, "sr25519", pair.ss58_address)
-    status, _, _ = login(base, issued["nonce"], pair.sign(issued["message"].encode()))
-    check(status == 201, f"the custodial wallet's key, in substrate-interface, signs in ({status})")
+    status, signed_in, _ = login(base, issued["nonce"], pair.sign(issued["message"].encode()))
+    check(status == 200 and signed_in["user"]["id"] == user_id(base, token),
+          f"the custodial wallet's key, in substrate-interface, signs in as the user who made it ({status})")
 
     # An external wallet made here, registered with a <Bytes>-wrapped signature over a challenge.
     own = Sr25519Key(os.urandom(32))

@@ -95,7 +95,7 @@ public final class WalletSignIn: Sendable {
                 at: now,
                 on: connection
             )
-            try Self.insertLink(challenge, userID: user.id, at: now, on: connection)
+            try Self.insertLink(scheme: challenge.scheme, address: challenge.address, userID: user.id, at: now, on: connection)
             return (user, true)
         }
         return WalletSignedIn(user: user, tokens: try await tokens.issue(for: user), created: created)
@@ -120,7 +120,7 @@ public final class WalletSignIn: Sendable {
                 }
                 return existing
             }
-            return try Self.insertLink(challenge, userID: userID, at: now, on: connection)
+            return try Self.insertLink(scheme: challenge.scheme, address: challenge.address, userID: userID, at: now, on: connection)
         }
     }
 
@@ -273,10 +273,10 @@ public final class WalletSignIn: Sendable {
     }
 
     @discardableResult
-    static func insertLink(_ challenge: WalletChallenge, userID: UserID, at now: LedgerTimestamp, on connection: any SQLConnection) throws
+    static func insertLink(scheme: String, address: String, userID: UserID, at now: LedgerTimestamp, on connection: any SQLConnection) throws
         -> WalletLink
     {
-        let link = WalletLink(scheme: challenge.scheme, address: challenge.address, userID: userID, createdAt: now.date)
+        let link = WalletLink(scheme: scheme, address: address, userID: userID, createdAt: now.date)
         try connection.execute(
             "INSERT INTO hub_wallet_links (scheme, address, user_id, created_at) VALUES (\(link.scheme), \(link.address), \(userID), \(now))"
         )

@@ -13,8 +13,8 @@ struct SubstrateWallets: Sendable {
     static let table = "substrate_wallets"
     private static let columns: SQL = "public_key, user_id, kind, scheme, created_at"
 
-    /// Makes a custodial sr25519 wallet for `user` and appends `substrate.wallet.created`, in the
-    /// unit that answers the request: the reply carries the mnemonic, so it is `no-store` and no
+    /// Makes a custodial sr25519 wallet for `user`, links it to them for wallet sign-in and
+    /// appends `substrate.wallet.created`, in the unit that answers the request: the reply carries the mnemonic, so it is `no-store` and no
     /// `Idempotency-Key` records it.
     func createCustodial(for user: UserID) async throws -> HTTPReply {
         let (entropy, mnemonic, keyPair) = try WalletSecrets.newWallet()
@@ -29,6 +29,9 @@ struct SubstrateWallets: Sendable {
             )
             let wallet = SubstrateWallet(publicKey: keyPair.publicKey, userID: user, kind: .custodial, scheme: "sr25519", createdAt: unit.now)
             let shown = try WalletRepresentation(wallet, prefix: prefix)
+            // Linked for sign-in at once: the hub made the key, so nobody else (who might learn
+            // the mnemonic later) can sign in with it first as a new user of their own.
+            try unit.linkWallet(scheme: "sr25519", address: shown.address, to: user)
             try unit.emit(SubstrateEvents.walletCreated, subject: shown.address, data: shown)
             let created = CreatedWalletRepresentation(wallet: shown, mnemonic: mnemonic)
             var reply = try HTTPReply.json(created, status: .created, location: "/v1/rails/substrate/wallets/\(shown.address)")
