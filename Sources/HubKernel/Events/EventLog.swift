@@ -78,7 +78,13 @@ enum Counters {
 
     static func read(_ name: Name, on connection: any SQLConnection) throws -> Int64 {
         let counters = connection.activeCounters
-        if let value = counters?.cached(name.rawValue) { return value }
+        if let counters {
+            if counters.cached(name.rawValue) == nil { try lockAll(on: connection) }
+            guard let value = counters.cached(name.rawValue) else {
+                throw DatabaseError(.query, "counter '\(name.rawValue)' is missing: the kernel migrations have not run")
+            }
+            return value
+        }
         guard
             let row = try connection.queryFirst("SELECT value FROM hub_counters WHERE name = \(name.rawValue)" + .forUpdate(connection.dialect))
         else {
@@ -87,6 +93,19 @@ enum Counters {
         let value = try row.int("value")
         counters?.remember(name.rawValue, value, dirty: false)
         return value
+    }
+
+    /// Locks every counter in one global order (by name) and keeps their values for the write
+    /// transaction. Instances on one PostgreSQL database that locked them one by one, as each was
+    /// first needed, deadlocked when one took the event sequence first and another the ledger
+    /// timestamp (seen in the several-instances test). The kernel's writer calls this first in
+    /// each group, so the whole hub locks counters before ledger accounts.
+    static func lockAll(on connection: any SQLConnection) throws {
+        guard let counters = connection.activeCounters else { return }
+        for row in try connection.query("SELECT name, value FROM hub_counters ORDER BY name" + .forUpdate(connection.dialect)) {
+            let name = try row.text("name")
+            if counters.cached(name) == nil { counters.remember(name, try row.int("value"), dirty: false) }
+        }
     }
 
     /// The value as this transaction sees it, without the row lock appenders take (so it works in

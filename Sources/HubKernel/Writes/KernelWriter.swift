@@ -158,6 +158,9 @@ final class KernelWriter: Service {
         let jobs = units
         do {
             let outcome = try Database.writeTransaction(on: connection) { connection in
+                // Counters before ledger accounts, always: several instances on one PostgreSQL
+                // database then take their locks in one order and cannot deadlock.
+                if connection.dialect == .postgres { try Counters.lockAll(on: connection) }
                 let now = clock.now()
                 var expired = 0
                 var results: [[TransferResult]] = []
