@@ -1,3 +1,5 @@
+import ChainKit
+import Foundation
 public import HubKernel
 public import Hummingbird
 import Logging
@@ -14,12 +16,28 @@ public struct SubstratePlugin: RailPlugin {
     let context: PluginContext
     let configuration: SubstrateConfiguration
     let wallets: SubstrateWallets
+    let dids: DIDRegistry
 
     public init(context: PluginContext, config: PluginConfig) throws {
         self.context = context
         let configuration = try SubstrateConfiguration(config)
         self.configuration = configuration
-        wallets = SubstrateWallets(context: context, secrets: try WalletSecrets(secrets: context.secrets), ss58Prefix: configuration.ss58Prefix)
+        let secrets = try WalletSecrets(secrets: context.secrets)
+        wallets = SubstrateWallets(context: context, secrets: secrets, ss58Prefix: configuration.ss58Prefix)
+        var chain: DIDChain?
+        if let file = configuration.metadataFile {
+            guard let bytes = FileManager.default.contents(atPath: file) else {
+                throw PluginConfigError(field: "metadata_file", message: "cannot read \(file)")
+            }
+            do {
+                chain = try DIDChain(metadata: RuntimeMetadata(bytes: Array(bytes)))
+            } catch let error as PluginConfigError {
+                throw error
+            } catch {
+                throw PluginConfigError(field: "metadata_file", message: "not runtime metadata: \(error)")
+            }
+        }
+        dids = DIDRegistry(context: context, secrets: secrets, ss58Prefix: configuration.ss58Prefix, chain: chain)
         for algorithm in SubstrateSignatureVerifier.Algorithm.allCases {
             context.identity.wallets.schemes.register(
                 SubstrateSignatureVerifier(algorithm: algorithm, ss58Prefix: configuration.ss58Prefix, chain: configuration.chain)
@@ -31,6 +49,7 @@ public struct SubstratePlugin: RailPlugin {
 
     public func addRoutes(to group: RouterGroup<HubRequestContext>) {
         WalletsController(wallets: wallets, identity: context.identity).addRoutes(to: group)
+        DIDsController(registry: dids).addRoutes(to: group)
     }
 
     public var services: [any Service] { [] }
