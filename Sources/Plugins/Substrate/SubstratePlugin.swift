@@ -8,7 +8,9 @@ public import ServiceLifecycle
 /// The Substrate/peaq rail (`substrate`, DESIGN §4.4), first slice: sign-in with sr25519 and
 /// ed25519 wallets (``SubstrateSignatureVerifier``) and users' wallets, custodial (made by the
 /// hub from a BIP39 mnemonic, secret sealed by ``WalletSecrets``) or external (proven by a signed
-/// challenge) (``SubstrateWallets``, ``WalletsController``). Offline: it needs no node.
+/// challenge) (``SubstrateWallets``, ``WalletsController``); peaq DIDs with attributes in the hub's
+/// own registry, every change a signed `PeaqDid` extrinsic kept as its proof (``DIDRegistry``,
+/// ``DIDsController``, ``DIDChain``). Offline: it needs no node.
 public struct SubstratePlugin: RailPlugin {
     public static let id = "substrate"
     public static let eventTypes = SubstrateEvents.all
