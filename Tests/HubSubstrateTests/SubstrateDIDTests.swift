@@ -66,10 +66,14 @@ extension SubstrateRailTests {
             var forged = signature
             forged[0] ^= 1
             #expect(!Sr25519.verify(forged, message: payload.message, publicKey: signer))
-            // And the rail's own reader gives the same call back.
-            let verified = try DIDChain(metadata: metadata).verify(bytes)
+            // And the rail's own reader gives the same call back, and refuses a changed one.
+            let chain = try DIDChain(metadata: metadata)
+            let verified = try chain.verify(bytes)
             #expect(verified.call.encoded == expectedCall)
             #expect(verified.signer == signer)
+            var tampered = bytes
+            tampered[tampered.count - 2] ^= 1
+            #expect(throws: DIDProofError.self) { try chain.verify(tampered) }
         }
 
         /// `add_attribute` / `update_attribute` as rails.md §4.1 spells the call out.
@@ -255,8 +259,11 @@ extension SubstrateRailTests {
             }
         }
 
-        @Test("without metadata the DID routes say so", arguments: [TestBackend.sqlite])
+        @Test("without metadata the DID routes say so; metadata without PeaqDid is refused", arguments: [TestBackend.sqlite])
         func noMetadata(backend: TestBackend) async throws {
+            let substrateNode = URL(fileURLWithPath: peaqMetadataFile).deletingLastPathComponent().appendingPathComponent("py-scale-codec-v14.scale")
+            let metadata = try RuntimeMetadata(bytes: Array(try Data(contentsOf: substrateNode)))
+            #expect(throws: PluginConfigError.self) { try DIDChain(metadata: metadata) }
             try await withSubstrateHub(on: backend) { _, client in
                 let token = try await client.signIn(TestKey(seed: 1))
                 let response = try await client.substrate(.get, "/dids/did:peaq:\(TestKey(seed: 1).address())", token: token)

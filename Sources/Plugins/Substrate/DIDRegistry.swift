@@ -56,6 +56,8 @@ struct DIDRegistry: Sendable {
     /// proof). Nothing changes when a rule refuses it.
     func change(_ change: Change, by user: UserID) async throws -> HTTPReply {
         guard let chain else { throw SubstrateError.didRegistryUnavailable() }
+        // Reading changes nothing: it is a query (``attributes(of:name:)``), not a signed call.
+        guard change.kind != .readAttribute else { throw SubstrateError.invalidSuppliedValue("call", "read_attribute is a read.") }
         let account = try Self.account(ofDID: change.did)
         try Self.checkName(change.name)
         let did = try did(account)
