@@ -97,8 +97,26 @@ extension SubstrateRailTests {
                 let (address, key) = try await Self.custodialWallet(client, token: token)
                 let did = "did:peaq:\(address)"
 
-                let added = try await client.substrate(.post, "/dids/\(did)/attributes", token: token, ["name": "type", "value": "sensor"])
+                let added = try await client.substrate(
+                    .post,
+                    "/dids/\(did)/attributes",
+                    token: token,
+                    ["name": "type", "value": "sensor"],
+                    headers: [.idempotencyKey: "did-add-1"]
+                )
                 #expect(added.status == .created, "\(added.text)")
+                // A retry with the key is answered the same, and signs nothing again.
+                let retried = try await client.substrate(
+                    .post,
+                    "/dids/\(did)/attributes",
+                    token: token,
+                    ["name": "type", "value": "sensor"],
+                    headers: [.idempotencyKey: "did-add-1"]
+                )
+                #expect(retried.status == .created)
+                #expect(retried.headers[.idempotencyReplayed] != nil)
+                #expect(retried.text == added.text)
+                #expect(try await count(Self.proofCount, in: hub) == 1)
                 #expect(added.object["did"] as? String == did)
                 #expect(added.object["name"] as? String == "type")
                 #expect(added.object["value"] as? String == "sensor")

@@ -1,6 +1,7 @@
 import ChainKit
 import HTTPTypes
 import HubKernel
+import Hummingbird
 
 /// The hub as a DID registry of its own, offline, with the PeaqDid pallet's rules (rails.md
 /// §4.1): a DID is `did:peaq:<SS58>` of an account; its attributes have a name of at most 64
@@ -53,8 +54,9 @@ struct DIDRegistry: Sendable {
     }
 
     /// Adds, updates or removes an attribute as `user`, answering the attribute (or, removed, its
-    /// proof). Nothing changes when a rule refuses it.
-    func change(_ change: Change, by user: UserID) async throws -> HTTPReply {
+    /// proof). Nothing changes when a rule refuses it. With an `Idempotency-Key`, the key and the
+    /// answer (a refusal included) are recorded in the change's unit, as the kernel's POSTs do.
+    func change(_ change: Change, by user: UserID) async throws -> Response {
         guard let chain else { throw SubstrateError.didRegistryUnavailable() }
         // Reading changes nothing: it is a query (``attributes(of:name:)``), not a signed call.
         guard change.kind != .readAttribute else { throw SubstrateError.invalidSuppliedValue("call", "read_attribute is a read.") }
@@ -62,7 +64,7 @@ struct DIDRegistry: Sendable {
         try Self.checkName(change.name)
         let did = try did(account)
         let prefix = ss58Prefix
-        return try await context.write { [secrets] unit in
+        return try await context.respond { [secrets] unit in
             let connection = unit.connection
             // The wallet row, locked: one signer's changes (and nonces) go one at a time.
             guard let wallet = try SubstrateWallets.wallet(account, on: connection, forUpdate: true), wallet.userID == user else {
@@ -158,7 +160,6 @@ struct DIDRegistry: Sendable {
                 try unit.emit(SubstrateEvents.didAttributeRemoved, subject: did, data: removed)
                 reply = try .json(removed)
             }
-            try unit.answer(reply)
             return reply
         }
     }

@@ -67,7 +67,7 @@ struct DIDsController: Sendable {
             value: try Self.value(of: body),
             validFor: body.validFor
         )
-        return try await registry.change(change, by: principal.userID).response()
+        return try await registry.change(change, by: principal.userID)
     }
 
     @Sendable func update(_ request: Request, context: HubRequestContext) async throws -> Response {
@@ -86,7 +86,7 @@ struct DIDsController: Sendable {
             value: try Self.value(of: body),
             validFor: body.validFor
         )
-        return try await registry.change(change, by: principal.userID).response()
+        return try await registry.change(change, by: principal.userID)
     }
 
     @Sendable func remove(_ request: Request, context: HubRequestContext) async throws -> Response {
@@ -94,7 +94,7 @@ struct DIDsController: Sendable {
         let did = try Self.pathText(context.parameters.require("did"))
         let name = try Self.pathText(context.parameters.require("name"))
         let change = DIDRegistry.Change(kind: .removeAttribute, did: did, name: Array(name.utf8))
-        return try await registry.change(change, by: principal.userID).response()
+        return try await registry.change(change, by: principal.userID)
     }
 
     @Sendable func show(_ request: Request, context: HubRequestContext) async throws -> Response {
