@@ -152,6 +152,16 @@ extension SubstrateRailTests {
                 #expect(spacedRead.object["name"] as? String == "serial nº", "\(spacedRead.text)")
                 #expect(try await client.substrate(.delete, "/dids/\(did)/attributes/serial%20n%C2%BA", token: token).status == .ok)
 
+                // The caller's DIDs, one per wallet.
+                let mine = try await client.substrate(.get, "/dids", token: token)
+                #expect(mine.status == .ok, "\(mine.text)")
+                let rows = try #require(mine.object["data"] as? [[String: Any]])
+                #expect(rows.map { $0["did"] as? String } == [did])
+                #expect(rows.first?["attributes"] as? Int == 1)
+                #expect(rows.first?["wallet_kind"] as? String == "custodial")
+                let detail = try await client.substrate(.get, "/dids/\(did.replacingOccurrences(of: ":", with: "%3A"))", token: token)
+                #expect(detail.status == .ok, "\(detail.text)")
+
                 // Update: new value (hex) and validity, `created` kept.
                 let updated = try await client.substrate(
                     .put,

@@ -185,6 +185,37 @@ struct DIDRegistry: Sendable {
     }
 }
 
+extension DIDRegistry {
+    /// `user`'s DIDs: one per wallet, oldest first, with how many attributes each has.
+    func dids(of user: UserID) async throws -> [DIDSummaryRepresentation] {
+        let rows = try await context.database.read { connection in
+            try connection.query(
+                """
+                SELECT w.public_key, w.kind, count(a.name) AS attributes FROM substrate_wallets w                 LEFT JOIN substrate_did_attributes a ON a.did_account = w.public_key                 WHERE w.user_id = \(user) GROUP BY w.public_key, w.kind, w.created_at ORDER BY w.created_at, w.public_key
+                """
+            ).map { row in (try row.bytes("public_key"), try row.text("kind"), try row.int("attributes")) }
+        }
+        return try rows.map { publicKey, kind, attributes in
+            DIDSummaryRepresentation(
+                did: try did(publicKey),
+                address: try SS58.encode(publicKey, prefix: ss58Prefix),
+                walletKind: kind,
+                attributes: Int(attributes)
+            )
+        }
+    }
+}
+
+/// One of the caller's DIDs in `GET /dids`.
+struct DIDSummaryRepresentation: Sendable, Codable, Equatable {
+    var did: String
+    /// The wallet's SS58 address.
+    var address: String
+    /// `custodial` (the hub signs its changes) or `external` (changes not offered yet).
+    var walletKind: String
+    var attributes: Int
+}
+
 /// An attribute row.
 struct DIDAttribute: Sendable, Hashable {
     static let columns: SQL = "did_account, name, value, validity, created, owner, updated_at, proof_hash"

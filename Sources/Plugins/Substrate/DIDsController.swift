@@ -14,6 +14,7 @@ import Hummingbird
 /// - `DELETE dids/{did}/attributes/{name}`: removes it; answers the removal's proof.
 /// - `GET dids/{did}`, `GET dids/{did}/attributes/{name}`: the DID's attributes, each with the
 ///   proof of its last change; readable by anyone signed in.
+/// - `GET dids`: the caller's DIDs, one per wallet, with their attribute counts.
 struct DIDsController: Sendable {
     let registry: DIDRegistry
 
@@ -23,6 +24,13 @@ struct DIDsController: Sendable {
         group.delete("dids/{did}/attributes/{name}", use: remove)
         group.get("dids/{did}/attributes/{name}", use: show)
         group.get("dids/{did}", use: list)
+        group.get("dids", use: mine)
+    }
+
+    /// The caller's DIDs, one per wallet (`{"data": [...]}`), with their attribute counts.
+    @Sendable func mine(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerRead)
+        return try context.json(["data": try await registry.dids(of: principal.userID)])
     }
 
     struct AttributeRequest: Decodable {

@@ -60,8 +60,8 @@ public struct SubstratePlugin: RailPlugin {
         AdminPanel(
             title: "Substrate / peaq",
             summary:
-                "Your Substrate wallets: custodial ones the hub made (sr25519, secret sealed at rest) and external ones you proved you hold. Sign in with a Substrate wallet through /v1/auth/wallet (schemes sr25519 and ed25519).",
-            links: [AdminPanel.Link(title: "My wallets (JSON)", path: "/wallets")],
+                "Your Substrate wallets: custodial ones the hub made (sr25519, secret sealed at rest) and external ones you proved you hold. Sign in with a Substrate wallet through /v1/auth/wallet (schemes sr25519 and ed25519). Your peaq DIDs (did:peaq:<address>) and their attributes, each change a signed PeaqDid extrinsic kept as its proof.",
+            links: [AdminPanel.Link(title: "My wallets (JSON)", path: "/wallets"), AdminPanel.Link(title: "My DIDs (JSON)", path: "/dids")],
             lists: [
                 AdminPanel.List(
                     id: "wallets",
@@ -72,7 +72,17 @@ public struct SubstratePlugin: RailPlugin {
                         .init("created_at", title: "Added", kind: .time),
                     ],
                     detail: AdminPanel.Detail(path: "/wallets/{address}", fields: [.init("public_key", title: "Public key")])
-                )
+                ),
+                AdminPanel.List(
+                    id: "dids",
+                    title: "My DIDs",
+                    path: "/dids",
+                    columns: [
+                        .init("did", title: "DID", kind: .link), .init("wallet_kind", title: "Wallet"),
+                        .init("attributes", title: "Attributes"),
+                    ],
+                    detail: AdminPanel.Detail(path: "/dids/{did}", fields: [.init("did", title: "DID")])
+                ),
             ]
         )
     }
