@@ -3,7 +3,9 @@
 # tools/vectors/requirements-substrate.txt, venv under .build-substrate-signin/) as the independent
 # implementation: py-sr25519-bindings and PyNaCl sign the hub's challenges (raw and
 # <Bytes>-wrapped), substrate-interface derives a custodial wallet's key from the hub's mnemonic
-# and signs in with it, scalecodec writes and reads SS58 (tools/substrate/signin_check.py).
+# and signs in with it, scalecodec writes and reads SS58 (tools/substrate/signin_check.py); then
+# DID changes: scalecodec decodes each stored PeaqDid extrinsic with the same runtime metadata and
+# py-sr25519-bindings verifies its signature (tools/substrate/did_check.py).
 # Usage: scripts/substrate-signin-test.sh
 set -euo pipefail
 
@@ -33,12 +35,13 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+metadata=$root/Tests/Fixtures/substrate/peaq-mainnet-genesis-v14.scale
 cat >"$work/plugins.json" <<JSON
-{ "plugins": [ { "id": "substrate", "config": { "ss58_prefix": 42, "chain": "peaq" } } ] }
+{ "plugins": [ { "id": "substrate", "config": { "ss58_prefix": 42, "chain": "peaq", "metadata_file": "$metadata" } } ] }
 JSON
 serve_sqlite_hubd "$work" "$work/plugins.json"
 
-if ! "$venv/bin/python" tools/substrate/signin_check.py "$base"; then
+if ! "$venv/bin/python" tools/substrate/signin_check.py "$base" || ! "$venv/bin/python" tools/substrate/did_check.py "$base" "$metadata"; then
     say "server log (last 40 lines):"
     tail -n 40 "$work/hubd.log" >&2 || true
     die "FAILED"

@@ -3,7 +3,7 @@ public import HubKernel
 /// The rail's `config` object in `plugins.json`, every member optional:
 ///
 /// ```json
-/// { "id": "substrate", "config": { "ss58_prefix": 42, "chain": "peaq" } }
+/// { "id": "substrate", "config": { "ss58_prefix": 42, "chain": "peaq", "metadata_file": "peaq.scale" } }
 /// ```
 public struct SubstrateConfiguration: Sendable, Equatable {
     /// The SS58 network prefix addresses are answered in (42, generic Substrate, is what every
@@ -13,6 +13,11 @@ public struct SubstrateConfiguration: Sendable, Equatable {
     /// a CAIP-2 id (`polkadot:<first 32 hex digits of the genesis hash>`) for a known network.
     /// A wallet's own message must name the same.
     public var chain = "peaq"
+    /// The runtime metadata DID changes are built from: a file of the raw SCALE bytes
+    /// `state_getMetadata` answers (hex-decoded), with a `PeaqDid` pallet, such as
+    /// `Tests/Fixtures/substrate/peaq-mainnet-genesis-v14.scale`. Without it the DID routes
+    /// answer 503 `did_registry_unavailable`.
+    public var metadataFile: String?
 
     public init() {}
 
@@ -37,13 +42,18 @@ public struct SubstrateConfiguration: Sendable, Equatable {
             }
             self.chain = chain
         }
+        if let file = raw.metadataFile {
+            guard !file.isEmpty else { throw PluginConfigError(field: "metadata_file", message: "a path to a metadata file") }
+            metadataFile = file
+        }
     }
 
     private struct Raw: Decodable {
         var ss58Prefix: Int?
         var chain: String?
+        var metadataFile: String?
 
-        static let knownKeys: Set<String> = ["ss58_prefix", "chain"]
+        static let knownKeys: Set<String> = ["ss58_prefix", "chain", "metadata_file"]
     }
 }
 

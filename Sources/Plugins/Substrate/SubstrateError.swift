@@ -48,4 +48,78 @@ struct SubstrateError: HubError, Equatable, CustomStringConvertible {
             message: "The secret of \(address) does not open with the rail's data key: another database or secrets key file?"
         )
     }
+
+    // The PeaqDid pallet's errors (rails.md §4.1, enum order), as the registry refuses a change:
+    // the pallet's name, snake-cased like the kernel's codes.
+
+    static func attributeNameExceedMax64(_ count: Int) -> SubstrateError {
+        SubstrateError(
+            kind: .invalidField,
+            errorCode: "attribute_name_exceed_max64",
+            message: "An attribute name is at most 64 bytes (UTF-8); this one is \(count).",
+            field: "name"
+        )
+    }
+
+    static func attributeAlreadyExist() -> SubstrateError {
+        SubstrateError(
+            kind: .conflict,
+            errorCode: "attribute_already_exist",
+            message: "The DID already has this attribute; change it with PUT.",
+            field: "name"
+        )
+    }
+
+    static func attributeNotFound() -> SubstrateError {
+        SubstrateError(kind: .notFound, errorCode: "attribute_not_found", message: "The DID has no such attribute.")
+    }
+
+    static func attributeAuthorizationFailed() -> SubstrateError {
+        SubstrateError(
+            kind: .forbidden,
+            errorCode: "attribute_authorization_failed",
+            message: "Only the DID's owner, the user holding its wallet, may change its attributes."
+        )
+    }
+
+    static func maxBlockNumberExceeded() -> SubstrateError {
+        SubstrateError(
+            kind: .invalidField,
+            errorCode: "max_block_number_exceeded",
+            message: "The current block plus valid_for is past the largest block number (2^32 - 1).",
+            field: "valid_for"
+        )
+    }
+
+    static func invalidSuppliedValue(_ field: String, _ message: String) -> SubstrateError {
+        SubstrateError(kind: .invalidField, errorCode: "invalid_supplied_value", message: message, field: field)
+    }
+
+    /// A DID that is not `did:peaq:` and an SS58 address (or 0x public key).
+    static func parseError(_ detail: String) -> SubstrateError {
+        SubstrateError(
+            kind: .invalidField,
+            errorCode: "parse_error",
+            message: "Not a peaq DID (did:peaq:<SS58 address>): \(detail)",
+            field: "did"
+        )
+    }
+
+    /// The DID's wallet is external: the hub holds no key to sign with.
+    static func custodialKeyRequired() -> SubstrateError {
+        SubstrateError(
+            kind: .refused,
+            errorCode: "custodial_key_required",
+            message:
+                "The DID's wallet is external and the hub holds no key for it; signing changes with your own wallet (prepare/submit) is not offered yet."
+        )
+    }
+
+    static func didRegistryUnavailable() -> SubstrateError {
+        SubstrateError(
+            kind: .unavailable,
+            errorCode: "did_registry_unavailable",
+            message: "DIDs need the runtime metadata: set the rail's metadata_file in plugins.json."
+        )
+    }
 }

@@ -8,5 +8,11 @@ enum SubstrateEvents {
     /// A user registered an address they proved they hold.
     static let walletRegistered = "substrate.wallet.registered"
 
-    static let all = [walletCreated, walletRegistered]
+    /// A DID attribute was added, updated or removed: `subject` is the DID, data the attribute
+    /// (or its name, when removed) with the proof's hash.
+    static let didAttributeAdded = "substrate.did.attribute_added"
+    static let didAttributeUpdated = "substrate.did.attribute_updated"
+    static let didAttributeRemoved = "substrate.did.attribute_removed"
+
+    static let all = [walletCreated, walletRegistered, didAttributeAdded, didAttributeUpdated, didAttributeRemoved]
 }

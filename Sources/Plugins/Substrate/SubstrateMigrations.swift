@@ -3,7 +3,7 @@ import HubKernel
 /// The rail's tables (migration group `substrate`). Final once released: a change is a new
 /// migration appended to the list.
 enum SubstrateMigrations {
-    static let all: [Migration] = [wallets]
+    static let all: [Migration] = [wallets, didAttributes]
 
     /// Wallets: one row per address (its 32-byte public key), one user each. `sealed_secret` is
     /// the mnemonic's entropy of a custodial wallet sealed under the rail's data key
@@ -20,6 +20,39 @@ enum SubstrateMigrations {
                 created_at {bigint} NOT NULL
             );
             CREATE INDEX substrate_wallets_user ON substrate_wallets (user_id, created_at);
+            """
+    )
+
+    /// The offline DID registry (``DIDRegistry``): attributes as the PeaqDid pallet keeps them
+    /// (`validity` a block number, `created` in milliseconds) with their owner's key, and every
+    /// change's signed extrinsic with its blake2-256 hash, kept after the attribute is removed.
+    /// `(signer, nonce)` is unique: a signer's nonces count its proofs.
+    static let didAttributes = Migration(
+        "002_did_attributes",
+        portable: """
+            CREATE TABLE substrate_did_attributes (
+                did_account {bytes} NOT NULL,
+                name {bytes} NOT NULL,
+                value {bytes} NOT NULL,
+                validity {bigint} NOT NULL,
+                created {bigint} NOT NULL,
+                owner {bytes} NOT NULL,
+                updated_at {bigint} NOT NULL,
+                proof_hash {bytes} NOT NULL,
+                PRIMARY KEY (did_account, name)
+            );
+            CREATE TABLE substrate_did_proofs (
+                hash {bytes} PRIMARY KEY,
+                did_account {bytes} NOT NULL,
+                name {bytes} NOT NULL,
+                call TEXT NOT NULL,
+                signer {bytes} NOT NULL,
+                nonce {bigint} NOT NULL,
+                extrinsic {bytes} NOT NULL,
+                created_at {bigint} NOT NULL
+            );
+            CREATE UNIQUE INDEX substrate_did_proofs_nonce ON substrate_did_proofs (signer, nonce);
+            CREATE INDEX substrate_did_proofs_did ON substrate_did_proofs (did_account, created_at);
             """
     )
 }

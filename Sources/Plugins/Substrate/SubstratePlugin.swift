@@ -1,3 +1,5 @@
+import ChainKit
+import Foundation
 public import HubKernel
 public import Hummingbird
 import Logging
@@ -6,7 +8,9 @@ public import ServiceLifecycle
 /// The Substrate/peaq rail (`substrate`, DESIGN §4.4), first slice: sign-in with sr25519 and
 /// ed25519 wallets (``SubstrateSignatureVerifier``) and users' wallets, custodial (made by the
 /// hub from a BIP39 mnemonic, secret sealed by ``WalletSecrets``) or external (proven by a signed
-/// challenge) (``SubstrateWallets``, ``WalletsController``). Offline: it needs no node.
+/// challenge) (``SubstrateWallets``, ``WalletsController``); peaq DIDs with attributes in the hub's
+/// own registry, every change a signed `PeaqDid` extrinsic kept as its proof (``DIDRegistry``,
+/// ``DIDsController``, ``DIDChain``). Offline: it needs no node.
 public struct SubstratePlugin: RailPlugin {
     public static let id = "substrate"
     public static let eventTypes = SubstrateEvents.all
@@ -14,12 +18,28 @@ public struct SubstratePlugin: RailPlugin {
     let context: PluginContext
     let configuration: SubstrateConfiguration
     let wallets: SubstrateWallets
+    let dids: DIDRegistry
 
     public init(context: PluginContext, config: PluginConfig) throws {
         self.context = context
         let configuration = try SubstrateConfiguration(config)
         self.configuration = configuration
-        wallets = SubstrateWallets(context: context, secrets: try WalletSecrets(secrets: context.secrets), ss58Prefix: configuration.ss58Prefix)
+        let secrets = try WalletSecrets(secrets: context.secrets)
+        wallets = SubstrateWallets(context: context, secrets: secrets, ss58Prefix: configuration.ss58Prefix)
+        var chain: DIDChain?
+        if let file = configuration.metadataFile {
+            guard let bytes = FileManager.default.contents(atPath: file) else {
+                throw PluginConfigError(field: "metadata_file", message: "cannot read \(file)")
+            }
+            do {
+                chain = try DIDChain(metadata: RuntimeMetadata(bytes: Array(bytes)))
+            } catch let error as PluginConfigError {
+                throw error
+            } catch {
+                throw PluginConfigError(field: "metadata_file", message: "not runtime metadata: \(error)")
+            }
+        }
+        dids = DIDRegistry(context: context, secrets: secrets, ss58Prefix: configuration.ss58Prefix, chain: chain)
         for algorithm in SubstrateSignatureVerifier.Algorithm.allCases {
             context.identity.wallets.schemes.register(
                 SubstrateSignatureVerifier(algorithm: algorithm, ss58Prefix: configuration.ss58Prefix, chain: configuration.chain)
@@ -31,6 +51,7 @@ public struct SubstratePlugin: RailPlugin {
 
     public func addRoutes(to group: RouterGroup<HubRequestContext>) {
         WalletsController(wallets: wallets, identity: context.identity).addRoutes(to: group)
+        DIDsController(registry: dids).addRoutes(to: group)
     }
 
     public var services: [any Service] { [] }
@@ -39,8 +60,8 @@ public struct SubstratePlugin: RailPlugin {
         AdminPanel(
             title: "Substrate / peaq",
             summary:
-                "Your Substrate wallets: custodial ones the hub made (sr25519, secret sealed at rest) and external ones you proved you hold. Sign in with a Substrate wallet through /v1/auth/wallet (schemes sr25519 and ed25519).",
-            links: [AdminPanel.Link(title: "My wallets (JSON)", path: "/wallets")],
+                "Your Substrate wallets: custodial ones the hub made (sr25519, secret sealed at rest) and external ones you proved you hold. Sign in with a Substrate wallet through /v1/auth/wallet (schemes sr25519 and ed25519). Your peaq DIDs (did:peaq:<address>) and their attributes, each change a signed PeaqDid extrinsic kept as its proof.",
+            links: [AdminPanel.Link(title: "My wallets (JSON)", path: "/wallets"), AdminPanel.Link(title: "My DIDs (JSON)", path: "/dids")],
             lists: [
                 AdminPanel.List(
                     id: "wallets",
@@ -51,7 +72,17 @@ public struct SubstratePlugin: RailPlugin {
                         .init("created_at", title: "Added", kind: .time),
                     ],
                     detail: AdminPanel.Detail(path: "/wallets/{address}", fields: [.init("public_key", title: "Public key")])
-                )
+                ),
+                AdminPanel.List(
+                    id: "dids",
+                    title: "My DIDs",
+                    path: "/dids",
+                    columns: [
+                        .init("did", title: "DID", kind: .link), .init("wallet_kind", title: "Wallet"),
+                        .init("attributes", title: "Attributes"),
+                    ],
+                    detail: AdminPanel.Detail(path: "/dids/{did}", fields: [.init("did", title: "DID")])
+                ),
             ]
         )
     }

@@ -1,0 +1,157 @@
+"""The Substrate rail's DID proofs against a live hub, read by PyPI's reference packages (the pins
+of tools/vectors/requirements-substrate.txt): scalecodec decodes each stored extrinsic with the
+same runtime metadata the hub built it from, and py-sr25519-bindings (schnorrkel) verifies its
+signature over the signing payload scalecodec encodes again from the decoded call.
+
+  python did_check.py BASE_URL METADATA_FILE
+
+Checks, each printed as `ok …` or `FAIL …` (exit status 1 on any failure):
+- a user signs in (sr25519) and makes a custodial wallet; substrate-interface derives the same
+  public key from the mnemonic;
+- add (UTF-8 value, forever), update (hex value, valid_for 100) and remove an attribute of the
+  DID `did:peaq:<address>`: each answers a proof whose extrinsic decodes in scalecodec as a signed
+  `PeaqDid` call with the arguments asked for, signed by the wallet's key with nonces 0, 1, 2;
+- its hash is blake2b-256 of the extrinsic; its sr25519 signature verifies over
+  `call ‖ era ‖ nonce ‖ tip ‖ spec_version ‖ transaction_version ‖ genesis ‖ era block` (the
+  offline registry's genesis: 32 zero bytes), and not once a byte of the call is changed;
+- a name over 64 bytes is `attribute_name_exceed_max64`.
+"""
+
+import hashlib
+import json
+import os
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import sr25519
+from scalecodec.base import RuntimeConfigurationObject, ScaleBytes
+from scalecodec.type_registry import load_type_registry_preset
+from scalecodec.utils.ss58 import ss58_encode
+from substrateinterface import Keypair
+
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+GENESIS = bytes(32)
+failures = 0
+
+
+def call(base, method, path, body=None, token=None):
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+    try:
+        with OPENER.open(request, timeout=30) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def check(condition, what):
+    global failures
+    print(("ok   " if condition else "FAIL ") + what)
+    if not condition:
+        failures += 1
+
+
+class Runtime:
+    """The metadata file decoded by scalecodec, and what the signing payload needs from it."""
+
+    def __init__(self, path):
+        self.config = RuntimeConfigurationObject()
+        self.config.update_type_registry(load_type_registry_preset("core"))
+        with open(path, "rb") as file:
+            self.metadata = self.config.create_scale_object("MetadataVersioned", data=ScaleBytes(file.read()))
+        self.metadata.decode()
+        self.config.add_portable_registry(self.metadata)
+        version = next(c for c in self.metadata.get_metadata_pallet("System").constants if c.name == "Version")
+        decoded = self.config.create_scale_object(version.type, data=ScaleBytes(version.value["value"])).decode()
+        self.spec_version = decoded["spec_version"]
+        self.transaction_version = decoded["transaction_version"]
+
+    def decode(self, extrinsic: bytes):
+        value = self.config.create_scale_object("Extrinsic", data=ScaleBytes(extrinsic), metadata=self.metadata)
+        return value.decode()
+
+    def encode(self, type_string, value) -> bytes:
+        return bytes(self.config.create_scale_object(type_string, metadata=self.metadata).encode(value).data)
+
+    def payload(self, decoded, call_bytes: bytes) -> bytes:
+        extra = bytes.fromhex("00") + self.encode("Compact<u32>", decoded["nonce"]) + self.encode("Compact<u128>", decoded.get("tip", 0))
+        additional = self.encode("u32", self.spec_version) + self.encode("u32", self.transaction_version) + GENESIS + GENESIS
+        payload = call_bytes + extra + additional
+        return hashlib.blake2b(payload, digest_size=32).digest() if len(payload) > 256 else payload
+
+
+def sign_in(base, key_public, key_secret):
+    address = ss58_encode(key_public, ss58_format=42)
+    status, body = call(base, "POST", "/v1/auth/wallet/challenge", {"scheme": "sr25519", "address": address})
+    if status != 201:
+        print(f"FAIL challenge: {status} {body}")
+        sys.exit(1)
+    signature = sr25519.sign((key_public, key_secret), body["message"].encode())
+    status, body = call(base, "POST", "/v1/auth/wallet/login", {"nonce": body["nonce"], "signature": signature.hex()})
+    check(status in (200, 201), f"signs in with sr25519 ({status})")
+    return body["access_token"]
+
+
+def check_proof(runtime, proof, function, public_key, nonce, arguments):
+    """`arguments` as scalecodec shows them: byte vectors that are UTF-8 text as the text, others as 0x hex."""
+    extrinsic = bytes.fromhex(proof["extrinsic"][2:])
+    check(proof["hash"] == "0x" + hashlib.blake2b(extrinsic, digest_size=32).hexdigest(), f"{function}: the hash is blake2b-256 of the extrinsic")
+    decoded = runtime.decode(extrinsic)
+    call_value = decoded["call"]
+    check(call_value["call_module"] == "PeaqDid" and call_value["call_function"] == function, f"{function}: scalecodec reads PeaqDid.{function}")
+    given = {argument["name"]: argument["value"] for argument in call_value["call_args"]}
+    check(given == arguments, f"{function}: its arguments are the ones asked for ({given})")
+    address = decoded["address"]
+    signer = address if isinstance(address, str) else address.get("Id")
+    check(signer == "0x" + public_key.hex(), f"{function}: signed by the wallet's key")
+    check(decoded["nonce"] == nonce, f"{function}: nonce {nonce} (era {decoded.get('era')})")
+    signature = bytes.fromhex(decoded["signature"]["Sr25519"][2:])
+    call_bytes = runtime.encode("Call", {"call_module": "PeaqDid", "call_function": function, "call_args": given})
+    check(extrinsic.endswith(call_bytes), f"{function}: scalecodec encodes the call to the extrinsic's bytes")
+    message = runtime.payload(decoded, call_bytes)
+    check(sr25519.verify(signature, message, public_key), f"{function}: py-sr25519-bindings verifies the signature")
+    tampered = bytearray(call_bytes)
+    tampered[-1] ^= 1
+    check(not sr25519.verify(signature, runtime.payload(decoded, bytes(tampered)), public_key), f"{function}: not over a changed call")
+
+
+def main(base, metadata_file):
+    runtime = Runtime(metadata_file)
+    public, secret = sr25519.pair_from_seed(os.urandom(32))
+    token = sign_in(base, public, secret)
+
+    status, wallet = call(base, "POST", "/v1/rails/substrate/wallets", {"kind": "custodial"}, token)
+    check(status == 201, f"a custodial wallet ({status})")
+    keypair = Keypair.create_from_mnemonic(wallet["mnemonic"], ss58_format=42)
+    check(keypair.ss58_address == wallet["address"], "substrate-interface derives the wallet's address from its mnemonic")
+    key = bytes(keypair.public_key)
+    did = "did:peaq:" + wallet["address"]
+    did_account = "0x" + key.hex()
+    prefix = "/v1/rails/substrate/dids/" + did
+
+    status, added = call(base, "POST", prefix + "/attributes", {"name": "type", "value": "sensor"}, token)
+    check(status == 201, f"adds an attribute ({status} {added.get('code')})")
+    check_proof(runtime, added["proof"], "add_attribute", key, 0, {"did_account": did_account, "name": "type", "value": "sensor", "valid_for": None})
+
+    status, updated = call(base, "PUT", prefix + "/attributes/type", {"value_hex": "0x00ff", "valid_for": 100}, token)
+    check(status == 200 and updated["created"] == added["created"], f"updates it, keeping created ({status})")
+    check_proof(runtime, updated["proof"], "update_attribute", key, 1, {"did_account": did_account, "name": "type", "value": "0x00ff", "valid_for": 100})
+
+    status, removed = call(base, "DELETE", prefix + "/attributes/" + urllib.parse.quote("type"), None, token)
+    check(status == 200, f"removes it ({status})")
+    check_proof(runtime, removed["proof"], "remove_attribute", key, 2, {"did_account": did_account, "name": "type"})
+
+    status, body = call(base, "POST", prefix + "/attributes", {"name": "n" * 65, "value": "x"}, token)
+    check(status == 422 and body.get("code") == "attribute_name_exceed_max64", f"a 65-byte name is attribute_name_exceed_max64 ({status} {body.get('code')})")
+
+    print("all DID checks passed" if failures == 0 else f"{failures} DID check(s) failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1].rstrip("/"), sys.argv[2]))
