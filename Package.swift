@@ -138,6 +138,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Sources/Plugins/Substrate",
+            // peaq mainnet's runtime metadata (a copy of Tests/Fixtures/substrate's, whose README
+            // says where it comes from): DIDs work offline with no configuration.
+            resources: [.copy("Resources/peaq-runtime-v14.scale")],
             swiftSettings: swiftSettings
         ),
 

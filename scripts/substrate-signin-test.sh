@@ -35,9 +35,12 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# hubd builds DID changes from the peaq metadata it bundles (no metadata_file); the Python check
+# decodes them with the same bytes, from the fixture the bundle copies.
 metadata=$root/Tests/Fixtures/substrate/peaq-mainnet-genesis-v14.scale
+cmp -s "$metadata" Sources/Plugins/Substrate/Resources/peaq-runtime-v14.scale || die "the bundled peaq metadata differs from $metadata"
 cat >"$work/plugins.json" <<JSON
-{ "plugins": [ { "id": "substrate", "config": { "ss58_prefix": 42, "chain": "peaq", "metadata_file": "$metadata" } } ] }
+{ "plugins": [ { "id": "substrate", "config": { "ss58_prefix": 42, "chain": "peaq" } } ] }
 JSON
 serve_sqlite_hubd "$work" "$work/plugins.json"
 

@@ -22,7 +22,7 @@ struct DIDRegistry: Sendable {
     let context: PluginContext
     let secrets: WalletSecrets
     let ss58Prefix: UInt16
-    let chain: DIDChain?
+    let chain: DIDChain
 
     /// A change asked for by `user`.
     struct Change: Sendable {
@@ -57,7 +57,6 @@ struct DIDRegistry: Sendable {
     /// proof). Nothing changes when a rule refuses it. With an `Idempotency-Key`, the key and the
     /// answer (a refusal included) are recorded in the change's unit, as the kernel's POSTs do.
     func change(_ change: Change, by user: UserID) async throws -> Response {
-        guard let chain else { throw SubstrateError.didRegistryUnavailable() }
         // Reading changes nothing: it is a query (``attributes(of:name:)``), not a signed call.
         guard change.kind != .readAttribute else { throw SubstrateError.invalidSuppliedValue("call", "read_attribute is a read.") }
         let account = try Self.account(ofDID: change.did)
@@ -167,7 +166,6 @@ struct DIDRegistry: Sendable {
     /// The attributes of a DID (all, or the one called `name`), for anyone signed in: the
     /// registry is public, like chain storage.
     func attributes(of did: String, name: [UInt8]?) async throws -> [DIDAttributeRepresentation] {
-        guard chain != nil else { throw SubstrateError.didRegistryUnavailable() }
         let account = try Self.account(ofDID: did)
         if let name { try Self.checkName(name) }
         let shownDID = try self.did(account)

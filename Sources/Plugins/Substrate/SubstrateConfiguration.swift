@@ -14,9 +14,8 @@ public struct SubstrateConfiguration: Sendable, Equatable {
     /// A wallet's own message must name the same.
     public var chain = "peaq"
     /// The runtime metadata DID changes are built from: a file of the raw SCALE bytes
-    /// `state_getMetadata` answers (hex-decoded), with a `PeaqDid` pallet, such as
-    /// `Tests/Fixtures/substrate/peaq-mainnet-genesis-v14.scale`. Without it the DID routes
-    /// answer 503 `did_registry_unavailable`.
+    /// `state_getMetadata` answers (hex-decoded), with a `PeaqDid` pallet. Without it, peaq
+    /// mainnet's, bundled with the rail (`Resources/peaq-runtime-v14.scale`).
     public var metadataFile: String?
 
     public init() {}

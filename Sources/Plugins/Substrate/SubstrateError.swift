@@ -114,12 +114,4 @@ struct SubstrateError: HubError, Equatable, CustomStringConvertible {
                 "The DID's wallet is external and the hub holds no key for it; signing changes with your own wallet (prepare/submit) is not offered yet."
         )
     }
-
-    static func didRegistryUnavailable() -> SubstrateError {
-        SubstrateError(
-            kind: .unavailable,
-            errorCode: "did_registry_unavailable",
-            message: "DIDs need the runtime metadata: set the rail's metadata_file in plugins.json."
-        )
-    }
 }

@@ -26,18 +26,20 @@ public struct SubstratePlugin: RailPlugin {
         self.configuration = configuration
         let secrets = try WalletSecrets(secrets: context.secrets)
         wallets = SubstrateWallets(context: context, secrets: secrets, ss58Prefix: configuration.ss58Prefix)
-        var chain: DIDChain?
-        if let file = configuration.metadataFile {
-            guard let bytes = FileManager.default.contents(atPath: file) else {
-                throw PluginConfigError(field: "metadata_file", message: "cannot read \(file)")
-            }
-            do {
-                chain = try DIDChain(metadata: RuntimeMetadata(bytes: Array(bytes)))
-            } catch let error as PluginConfigError {
-                throw error
-            } catch {
-                throw PluginConfigError(field: "metadata_file", message: "not runtime metadata: \(error)")
-            }
+        // The configured runtime's metadata, or peaq mainnet's, bundled.
+        guard let file = configuration.metadataFile ?? Bundle.module.url(forResource: "peaq-runtime-v14", withExtension: "scale")?.path else {
+            throw PluginConfigError(field: "metadata_file", message: "none is set and the bundled peaq metadata is missing")
+        }
+        guard let bytes = FileManager.default.contents(atPath: file) else {
+            throw PluginConfigError(field: "metadata_file", message: "cannot read \(file)")
+        }
+        let chain: DIDChain
+        do {
+            chain = try DIDChain(metadata: RuntimeMetadata(bytes: Array(bytes)))
+        } catch let error as PluginConfigError {
+            throw error
+        } catch {
+            throw PluginConfigError(field: "metadata_file", message: "not runtime metadata: \(error)")
         }
         dids = DIDRegistry(context: context, secrets: secrets, ss58Prefix: configuration.ss58Prefix, chain: chain)
         for algorithm in SubstrateSignatureVerifier.Algorithm.allCases {
