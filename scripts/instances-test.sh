@@ -2,10 +2,10 @@
 # Several hubd instances on one PostgreSQL behind HAProxy (Debian's package, installed when
 # missing), with two of them killed mid-load (issue 16): a throwaway PostgreSQL cluster, three
 # `hubd serve` sharing it and one secrets key file, HAProxy on loopback balancing them round-robin
-# with health checks on /readyz; tools/instances/instances_check.py sends ledger transfers and local
-# chain payments through it, kills one instance and then the sealer's leader with SIGKILL, and
-# checks that every request was answered, every acknowledged write is there exactly once and the
-# chain has no fork; then `hubd verify` on the database.
+# with health checks on /readyz; tools/instances/instances_check.py sends ledger transfers, BLE
+# session payments and local chain payments through it, kills one instance and then the sealer's
+# leader with SIGKILL, and checks that every request was answered, every acknowledged write is
+# there exactly once and the chain has no fork; then `hubd verify` on the database.
 # Tools: the venv of scripts/localchain-web3-test.sh (eth-account).
 # Usage: scripts/instances-test.sh
 set -euo pipefail

@@ -4,13 +4,15 @@
 
 Run by scripts/instances-test.sh, which starts the instances and HAProxy. Through the load
 balancer: ledger transfers (each with an Idempotency-Key, retried with the same key until a
-definite answer) and local chain payments (signed here with eth-account, the same raw
+definite answer), BLE session payments (open, lock, pay, each step with its own key) and local
+chain payments (signed here with eth-account, the same raw
 transaction sent again until the chain has it), from several client threads. Mid-load one
 instance is killed with SIGKILL, then the instance leading the local chain's sealer. Checks, each
 printed as `ok …` or `FAIL …` (exit status 1 on any failure):
 - every request was answered (none given up after the retries);
 - every acknowledged transfer is in the ledger exactly once: each worker's account holds exactly
-  what was acknowledged to that worker;
+  what was acknowledged to that worker; each BLE payee holds, and each payer has paid, exactly
+  the sessions acknowledged paid, with nothing left held;
 - every payment is in exactly one block; the blocks form one chain (each names its parent's hash),
   sealed on after the leader died; the senders' balances are what the payments left.
 """
@@ -30,9 +32,12 @@ from eth_account import Account
 
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 CHAIN = 515151
+PASSWORD = "instances-check-" + uuid.uuid4().hex
 WORKERS = 6
+FLOW_AMOUNT = 250
 failures = 0
 stop = threading.Event()
+retries = []  # requests sent again after a dropped connection or a 502/503/504
 
 
 def check(condition, what):
@@ -73,9 +78,11 @@ def answered(base, method, path, body=None, token=None, headers=None, seconds=60
         try:
             status, payload = request(base, method, path, body, token, headers)
         except (OSError, urllib.error.URLError, http.client.HTTPException):
+            retries.append(path)
             time.sleep(0.2)
             continue
         if status in (502, 503, 504):
+            retries.append(path)
             time.sleep(0.2)
             continue
         return status, payload
@@ -110,6 +117,29 @@ def transfers(base, token, issuance, account, acknowledged, unanswered):
             acknowledged.append(payload["id"])
         else:
             unanswered.append((key, status, payload))
+
+
+def flows(base, payee, payer, paid, unanswered):
+    """One worker's BLE session payments: the payee opens a session, the payer locks and pays it;
+    every step carries its own Idempotency-Key and is retried with it until answered."""
+    while not stop.is_set():
+        steps = [
+            (payee["token"], "/v1/rails/ble-sessions/sessions", {"amount": str(FLOW_AMOUNT), "asset": "LOAD"}),
+            (payer["token"], "/v1/rails/ble-sessions/sessions/{id}/lock", None),
+            (payer["token"], "/v1/rails/ble-sessions/sessions/{id}/pay", None),
+        ]
+        session = None
+        for token, path, body in steps:
+            path = path.format(id=session["id"]) if session else path
+            status, answer = answered(base, "POST", path, body, token, {"Idempotency-Key": str(uuid.uuid4())})
+            if status not in (200, 201):
+                unanswered.append((path, status, answer))
+                return
+            session = answer.get("session", answer)
+        if session.get("status") != "paid":
+            unanswered.append(("pay", session))
+            return
+        paid.append(session["id"])
 
 
 def payments(base, key, sent, unanswered):
@@ -170,6 +200,18 @@ def main(base, token, specs):
         body = {"asset": "LOAD", "owner": {"kind": "system", "id": f"load-{index}"}, "code": "load"}
         status, account = answered(base, "POST", "/v1/ledger/accounts", body, token, {"Idempotency-Key": str(uuid.uuid4())})
         accounts.append(account["id"])
+    people = []
+    for index in range(2 * WORKERS):
+        email = f"person{index}@example.test"
+        status, user = answered(base, "POST", "/v1/users", {"email": email, "display_name": f"Person {index}", "password": PASSWORD}, token)
+        status, wallet = answered(base, "PUT", f"/v1/users/{user['id']}/wallets/LOAD", None, token)
+        status, login = answered(base, "POST", "/v1/auth/login", {"email": email, "password": PASSWORD})
+        people.append({"token": login["access_token"], "wallet": wallet["id"]})
+    payees, payers = people[:WORKERS], people[WORKERS:]
+    for payer in payers:
+        status, _ = answered(base, "POST", "/v1/ledger/transfers",
+                             {"debit_account_id": issuance, "credit_account_id": payer["wallet"], "amount": "1000000", "asset": "LOAD"}, token,
+                             {"Idempotency-Key": str(uuid.uuid4())})
     status, chain = answered(base, "POST", "/v1/rails/localchain/chains",
                              {"chain_id": CHAIN, "name": "Instances", "currency_name": "Load coin", "symbol": "LOAD", "decimals": 0,
                               "block_interval_ms": 250}, token)
@@ -188,6 +230,9 @@ def main(base, token, specs):
     threads = [threading.Thread(target=guarded(transfers, unanswered), args=(base, token, issuance, accounts[i], acknowledged[i], unanswered))
                for i in range(WORKERS)]
     threads += [threading.Thread(target=guarded(payments, unanswered), args=(base, keys[i], sent[i], unanswered)) for i in range(WORKERS)]
+    paid = [[] for _ in range(WORKERS)]
+    threads += [threading.Thread(target=guarded(flows, unanswered), args=(base, payees[i], payers[i], paid[i], unanswered))
+                for i in range(WORKERS)]
     for thread in threads:
         thread.start()
 
@@ -210,6 +255,7 @@ def main(base, token, specs):
     check(leader(instances) == survivor, f"the last instance, {survivor}, took the sealer over")
 
     check(not unanswered, f"every request was answered ({len(unanswered)} not: {unanswered[:3]})")
+    print(f"{len(retries)} attempts were sent again after a dropped connection or 502/503/504", flush=True)
     total = 0
     for index, account in enumerate(accounts):
         status, shown = answered(base, "GET", f"/v1/ledger/accounts/{account}", token=token)
@@ -218,6 +264,13 @@ def main(base, token, specs):
         check(credited == len(acknowledged[index]) and len(set(acknowledged[index])) == len(acknowledged[index]),
               f"worker {index}: {len(acknowledged[index])} transfers acknowledged, {credited} in the ledger")
     print(f"{total} transfers in all", flush=True)
+    for index in range(WORKERS):
+        payee = answered(base, "GET", f"/v1/ledger/accounts/{payees[index]['wallet']}", token=token)[1]["balances"]
+        payer = answered(base, "GET", f"/v1/ledger/accounts/{payers[index]['wallet']}", token=token)[1]["balances"]
+        expected = FLOW_AMOUNT * len(paid[index])
+        check(int(payee["credits_posted"]) == expected and int(payer["debits_posted"]) == expected and payer["debits_pending"] == "0",
+              f"BLE pair {index}: {len(paid[index])} sessions paid, payee credited {payee['credits_posted']}, payer debited "
+              f"{payer['debits_posted']} ({payer['debits_pending']} held)")
 
     # Every payment sealed once, on one chain of blocks.
     deadline = time.time() + 30
