@@ -32,7 +32,7 @@ extension EVMRailTests {
                     .post,
                     "/items",
                     as: "alice",
-                    ["title": "Blue vase", "category": "ceramics", "description": "Thrown by hand."]
+                    ["title": "Blue vase", "category": "ceramics", "description": "Thrown by hand.", "delivery": "pickup"]
                 )
                 #expect(accepted.status == .accepted, "\(accepted.text)")
                 let id = try #require(accepted.object["id"] as? String)
@@ -50,6 +50,7 @@ extension EVMRailTests {
                 #expect(shown.status == .ok, "\(shown.text)")
                 let item = try #require(shown.object["item"] as? [String: Any])
                 #expect(item["title"] as? String == "Blue vase")
+                #expect(item["delivery"] as? String == "pickup")
                 #expect(item["owner"] as? String == alice)
                 #expect(item["artist"] as? String == alice)
                 let provenance = try #require(shown.object["provenance"] as? [[String: Any]])
@@ -110,6 +111,7 @@ extension EVMRailTests {
                     (["title": "A", "category": "Not A Category!"], "category"),
                     (["title": "A", "category": "prints", "uri": "has spaces in it"], "uri"),
                     (["title": "A", "category": "prints", "chain": "elsewhere"], "chain"),
+                    (["title": "A", "category": "prints", "delivery": "Carrier pigeon"], "delivery"),
                 ]
                 for (body, field) in cases {
                     let refused = try await client.evm(.post, "/items", as: "alice", body)

@@ -4,7 +4,7 @@ import HubKernel
 /// The rail's tables (migration group `evm`). Final once released: a change is a new migration
 /// appended to the list.
 enum EVMMigrations {
-    static let all: [Migration] = [accounts, operations, listings, reviewsAndChat, images, lectures, transactions]
+    static let all: [Migration] = [accounts, operations, listings, reviewsAndChat, images, lectures, transactions, itemDelivery]
 
     /// Custodial accounts: one key per user and chain, sealed under the rail's data key (see
     /// ``CustodialKeys``); `sealed_key` opens only for this chain and address.
@@ -262,5 +262,10 @@ enum EVMMigrations {
             CREATE INDEX evm_prepared_expiry ON evm_prepared (expires_at);
             """
         )
+    }
+
+    /// How an item reaches its buyer (``Item/Delivery``), when its minter said.
+    static let itemDelivery = Migration("008_item_delivery") { dialect in
+        dialect.ddl("ALTER TABLE evm_items ADD COLUMN delivery TEXT;")
     }
 }

@@ -17,9 +17,19 @@ struct Item: Sendable, Hashable, Encodable {
     var uri: String
     /// Ids of the item's images (``ImageStore``), in the order the minter gave them.
     var images: [String]
+    /// How the item reaches its buyer, when the minter said.
+    var delivery: Delivery?
     var createdAt: String
 
-    static let columns: SQL = "chain, token_id, owner, artist, minted_by, title, description, category, uri, images, created_at"
+    /// How an item reaches its buyer: Solirey's delivery methods ("Shipping", "In Person
+    /// Pickup", "Online Transfer").
+    enum Delivery: String, Sendable, Hashable, Encodable, CaseIterable {
+        case shipping
+        case pickup
+        case online
+    }
+
+    static let columns: SQL = "chain, token_id, owner, artist, minted_by, title, description, category, uri, images, delivery, created_at"
 
     init(
         chain: String,
@@ -32,6 +42,7 @@ struct Item: Sendable, Hashable, Encodable {
         category: String,
         uri: String,
         images: [String],
+        delivery: Delivery?,
         createdAt: String
     ) {
         self.chain = chain
@@ -44,6 +55,7 @@ struct Item: Sendable, Hashable, Encodable {
         self.category = category
         self.uri = uri
         self.images = images
+        self.delivery = delivery
         self.createdAt = createdAt
     }
 
@@ -58,6 +70,7 @@ struct Item: Sendable, Hashable, Encodable {
         category = try row.text("category")
         uri = try row.text("uri")
         images = try Self.images(fromJSON: try row.text("images"))
+        delivery = try row.optionalText("delivery").flatMap(Delivery.init(rawValue:))
         createdAt = try row.decode("created_at", as: LedgerTimestamp.self).description
     }
 

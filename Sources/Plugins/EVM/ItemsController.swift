@@ -22,6 +22,7 @@ struct ItemsController: Sendable {
         var category: String
         var uri: String?
         var images: [String]?
+        var delivery: String?
     }
 
     /// 202 with the mint's operation: the item appears when the operation is confirmed.
@@ -36,7 +37,8 @@ struct ItemsController: Sendable {
                 description: body.description ?? "",
                 category: body.category,
                 uri: body.uri,
-                images: body.images ?? []
+                images: body.images ?? [],
+                delivery: body.delivery
             ),
             by: principal.userID
         )

@@ -21,6 +21,8 @@ struct ItemsService: Sendable {
         var uri: String?
         /// Ids of kept images (``ImageStore``), at most ``maximumImages``.
         var images: [String] = []
+        /// `shipping`, `pickup` or `online` (``Item/Delivery``), or none.
+        var delivery: String?
     }
 
     static let maximumImages = 8
@@ -41,6 +43,13 @@ struct ItemsService: Sendable {
         guard new.images.count <= Self.maximumImages else {
             throw EVMError.invalid("images", "An item shows at most \(Self.maximumImages) images.")
         }
+        let delivery = try new.delivery.map { text in
+            guard let delivery = Item.Delivery(rawValue: text) else {
+                let known = Item.Delivery.allCases.map(\.rawValue).joined(separator: ", ")
+                throw EVMError.invalid("delivery", "An item's delivery is one of \(known).")
+            }
+            return delivery
+        }
         try await images.require(new.images, field: "images")
         let chain = try chains.settings(new.chain)
         let client = try chains.client(chain)
@@ -48,6 +57,11 @@ struct ItemsService: Sendable {
         let token = try await contracts.itemToken(on: chain, client: client)
         let owner = signer.address
         let data = try ABI.calldata("mint(address,string)", types: [.address, .string], values: [.address(owner), .string(uri)])
+        var details = [
+            "owner": owner.checksummed, "user_id": user.description, "title": title, "description": description,
+            "category": category, "uri": uri, "images": Item.json(images: new.images),
+        ]
+        details["delivery"] = delivery?.rawValue
         return try await sender.dispatch(
             TransactionSender.Request(
                 chain: chain,
@@ -55,10 +69,7 @@ struct ItemsService: Sendable {
                 userID: user,
                 kind: "mint",
                 subject: token.checksummed,
-                details: [
-                    "owner": owner.checksummed, "user_id": user.description, "title": title, "description": description,
-                    "category": category, "uri": uri, "images": Item.json(images: new.images),
-                ],
+                details: details,
                 to: token,
                 data: data
             ),

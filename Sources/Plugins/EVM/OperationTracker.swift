@@ -237,6 +237,7 @@ struct OperationTracker: Service {
                         category: operation.details["category"] ?? "",
                         uri: operation.details["uri"] ?? "",
                         images: (try? Item.images(fromJSON: operation.details["images"] ?? "[]")) ?? [],
+                        delivery: operation.details["delivery"].flatMap(Item.Delivery.init(rawValue:)),
                         createdAt: ""
                     )
                 )
@@ -271,9 +272,10 @@ struct OperationTracker: Service {
             case .minted(var item):
                 try unit.connection.execute(
                     """
-                    INSERT INTO evm_items (chain, token_id, owner, artist, minted_by, title, description, category, uri, images, operation_id, \
-                    created_at) VALUES (\(item.chain), \(Int64(item.tokenId)), \(item.owner), \(item.artist), \(item.mintedBy), \(item.title), \
-                    \(item.description), \(item.category), \(item.uri), \(Item.json(images: item.images)), \(operationID), \(unit.now))
+                    INSERT INTO evm_items (chain, token_id, owner, artist, minted_by, title, description, category, uri, images, delivery, \
+                    operation_id, created_at) VALUES (\(item.chain), \(Int64(item.tokenId)), \(item.owner), \(item.artist), \(item.mintedBy), \
+                    \(item.title), \(item.description), \(item.category), \(item.uri), \(Item.json(images: item.images)), \(item.delivery?.rawValue), \
+                    \(operationID), \(unit.now))
                     """
                 )
                 item.createdAt = unit.now.description
