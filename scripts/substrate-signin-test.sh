@@ -40,7 +40,7 @@ trap 'exit 143' TERM
 metadata=$root/Tests/Fixtures/substrate/peaq-mainnet-genesis-v14.scale
 cmp -s "$metadata" Sources/Plugins/Substrate/Resources/peaq-runtime-v14.scale || die "the bundled peaq metadata differs from $metadata"
 cat >"$work/plugins.json" <<JSON
-{ "plugins": [ { "id": "substrate", "config": { "ss58_prefix": 42, "chain": "peaq" } } ] }
+{ "plugins": [ { "id": "substrate", "config": { "ss58_prefix": 42, "chain": "peaq", "dataunion_compatible": true } } ] }
 JSON
 serve_sqlite_hubd "$work" "$work/plugins.json"
 

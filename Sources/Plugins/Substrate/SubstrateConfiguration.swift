@@ -3,7 +3,8 @@ public import HubKernel
 /// The rail's `config` object in `plugins.json`, every member optional:
 ///
 /// ```json
-/// { "id": "substrate", "config": { "ss58_prefix": 42, "chain": "peaq", "metadata_file": "peaq.scale" } }
+/// { "id": "substrate", "config": { "ss58_prefix": 42, "chain": "peaq", "metadata_file": "peaq.scale",
+///   "dataunion_compatible": false } }
 /// ```
 public struct SubstrateConfiguration: Sendable, Equatable {
     /// The SS58 network prefix addresses are answered in (42, generic Substrate, is what every
@@ -17,6 +18,9 @@ public struct SubstrateConfiguration: Sendable, Equatable {
     /// `state_getMetadata` answers (hex-decoded), with a `PeaqDid` pallet. Without it, peaq
     /// mainnet's, bundled with the rail (`Resources/peaq-runtime-v14.scale`).
     public var metadataFile: String?
+    /// DataUnion's login routes for the Brainstem app under `/dataunion` (off by default): its
+    /// wallets sign a bare number, which names no site (``DataUnionController``).
+    public var dataUnionCompatible = false
 
     public init() {}
 
@@ -45,14 +49,16 @@ public struct SubstrateConfiguration: Sendable, Equatable {
             guard !file.isEmpty else { throw PluginConfigError(field: "metadata_file", message: "a path to a metadata file") }
             metadataFile = file
         }
+        dataUnionCompatible = raw.dataunionCompatible ?? false
     }
 
     private struct Raw: Decodable {
         var ss58Prefix: Int?
         var chain: String?
         var metadataFile: String?
+        var dataunionCompatible: Bool?
 
-        static let knownKeys: Set<String> = ["ss58_prefix", "chain", "metadata_file"]
+        static let knownKeys: Set<String> = ["ss58_prefix", "chain", "metadata_file", "dataunion_compatible"]
     }
 }
 

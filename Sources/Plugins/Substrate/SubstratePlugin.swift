@@ -54,6 +54,10 @@ public struct SubstratePlugin: RailPlugin {
     public func addRoutes(to group: RouterGroup<HubRequestContext>) {
         WalletsController(wallets: wallets, identity: context.identity).addRoutes(to: group)
         DIDsController(registry: dids).addRoutes(to: group)
+        if configuration.dataUnionCompatible {
+            let limit = RateLimitMiddleware(limiter: RateLimiter(), bucket: "substrate-dataunion", rule: .authentication)
+            DataUnionController(identity: context.identity, limit: limit).addRoutes(to: group)
+        }
     }
 
     public var services: [any Service] { [] }
