@@ -204,7 +204,7 @@ def dataunion(base):
     check(sr25519.verify(signature, str(nonce).encode(), pair.public_key), "py-sr25519-bindings verifies substrate-interface's signature of the digits")
     login_body = {"public_address": pair.ss58_address, "source": "brainstem", "signature": signature.hex()}
     status, tokens, _ = call(base, "POST", "/v1/rails/substrate/dataunion/login", login_body)
-    check(status == 200 and tokens.get("status") == "success", f"DataUnion: the signed digits sign in ({status} {tokens})")
+    check(status == 200 and tokens.get("status") == "success", f"DataUnion: the signed digits sign in ({status} {tokens.get('status') or tokens})")
     if status != 200:
         return
     me = call(base, "GET", "/v1/users/me", None, tokens["access_token"])
