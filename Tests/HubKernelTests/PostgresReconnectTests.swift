@@ -76,6 +76,8 @@ struct PostgresReconnectTests {
         #expect(DatabaseUnavailable(DatabaseError(.constraint, "duplicate key")) == nil)
         #expect(PostgresConnection.isServerGoingAway("57P01") && PostgresConnection.isServerGoingAway("08006"))
         #expect(!PostgresConnection.isServerGoingAway("23505") && !PostgresConnection.isServerGoingAway(nil))
+        // A protocol violation (more values than placeholders) is a refused statement, not a lost server.
+        #expect(!PostgresConnection.isServerGoingAway("08P01"))
     }
 
     @Test("COMMIT, ROLLBACK, END and ABORT end a transaction; ROLLBACK TO SAVEPOINT does not")

@@ -369,9 +369,11 @@ final class PostgresConnection: SQLConnection, CounterCaching {
     /// SQLSTATE class 08 (connection exception) and 57P01–57P03: the server shut down, crashed or
     /// is not taking connections yet. Another attempt, maybe on another host, may succeed (what
     /// was cut off is rolled back, unless it was a `COMMIT` the server finished first: the
-    /// caller cannot know, which is what idempotency keys are for).
+    /// caller cannot know, which is what idempotency keys are for). Not 08P01, a protocol
+    /// violation: the server refusing what this side sent (more values than placeholders) is the
+    /// hub's own failure, and the session goes on.
     static func isServerGoingAway(_ state: String?) -> Bool {
-        guard let state else { return false }
+        guard let state, state != "08P01" else { return false }
         return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
     }
 
