@@ -42,8 +42,12 @@ public enum SecretsKeyFile {
         return key
     }
 
-    /// Writes `key` to a new file at `path` (mode 0600, `O_EXCL`: two processes starting together
-    /// cannot both create it and disagree), flushed to disk with its folder entry.
+    /// Writes `key` to a new file at `path`, mode 0600, flushed to disk with its folder entry.
+    ///
+    /// The key is written whole to a private temporary file beside `path` first and then linked
+    /// to its name with link(2), which fails if the name exists. So a process starting at the same
+    /// moment sees either no file or the complete key, never an empty file that is still being
+    /// written, and two processes cannot both create it and disagree.
     /// - Returns: `false` when a file already exists there (the caller reloads it).
     @discardableResult
     public static func create(_ path: String, key: KeyEncryptionKey) throws -> Bool {
@@ -55,17 +59,22 @@ public enum SecretsKeyFile {
                 throw SecretsError(.keyFile, "cannot create the folder of the secrets key file \(path): \(error)")
             }
         }
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if exists(path) { return false }
+        let staging = "\(path).\(UUID().uuidString).new"
+        let fd = Glibc.open(staging, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            if errno == EEXIST { return false }
-            throw SecretsError(.keyFile, "cannot create the secrets key file \(path): \(String(cString: strerror(errno)))")
+            throw SecretsError(.keyFile, "cannot create a file beside \(path): \(String(cString: strerror(errno)))")
         }
+        defer { unlink(staging) }
         let written = key.keyBytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
         let synced = fsync(fd) == 0
         close(fd)
         guard written == KeyEncryptionKey.keyLength, synced else {
-            unlink(path)
             throw SecretsError(.keyFile, "cannot write the secrets key file \(path)")
+        }
+        guard link(staging, path) == 0 else {
+            if errno == EEXIST { return false }
+            throw SecretsError(.keyFile, "cannot create the secrets key file \(path): \(String(cString: strerror(errno)))")
         }
         syncFolder(of: path)
         return true

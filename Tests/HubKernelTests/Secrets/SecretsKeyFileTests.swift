@@ -2,6 +2,7 @@ import Foundation
 import HubKernel
 import HubTestSupport
 import Logging
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -65,6 +66,44 @@ struct SecretsKeyFileTests {
         }
     }
 
+    @Test("a process reading the key file while another creates it sees no file or the whole key, never part of it")
+    func createIsAtomic() async throws {
+        let folder = testSecretsKeyFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // File I/O on threads of their own, off the cooperative pool.
+        let failures = await withCheckedContinuation { (done: CheckedContinuation<[String], Never>) in
+            Thread.detachNewThread {
+                let failures = Failures()
+                for round in 0..<300 {
+                    let path = folder + "/secrets-\(round).key"
+                    let key = KeyEncryptionKey.random()
+                    let reader = Thread {
+                        while true {
+                            do {
+                                if let seen = try SecretsKeyFile.load(path) {
+                                    if seen.keyBytes != key.keyBytes { failures.list.withLock { $0.append("round \(round): another key") } }
+                                    return
+                                }
+                            } catch {
+                                failures.list.withLock { $0.append("round \(round): \(error)") }
+                                return
+                            }
+                        }
+                    }
+                    reader.start()
+                    _ = try? SecretsKeyFile.create(path, key: key)
+                    while !reader.isFinished { usleep(50) }
+                }
+                done.resume(returning: failures.list.withLock { $0 })
+            }
+        }
+        let failed = failures.count
+        #expect(failed == 0, "\(failures.prefix(3))")
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasSuffix(".key") }
+        #expect(left.isEmpty, "staging files left behind: \(left)")
+    }
+
     @Test("a legacy key file becomes the key-encryption key of a new vault, and the data key it declared")
     func legacyAdoption() async throws {
         try await withDatabase(on: .sqlite) { database in
@@ -83,4 +122,9 @@ struct SecretsKeyFileTests {
             #expect(try vault.currentKeyID() == SecretsKeyFile.keyID(legacy))
         }
     }
+}
+
+/// What reader threads saw go wrong, gathered across threads.
+private final class Failures: Sendable {
+    let list = Mutex<[String]>([])
 }
