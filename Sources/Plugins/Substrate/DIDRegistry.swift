@@ -31,6 +31,17 @@ struct DIDRegistry: Sendable {
         var name: [UInt8]
         var value: [UInt8]?
         var validFor: UInt32?
+        /// The value computed from the attribute's current one (nil when there is none), called
+        /// in the change's unit after the wallet and the attribute are locked: a read-modify-write
+        /// (a service added to the DID document) cannot lose a concurrent change. It may throw to
+        /// refuse the change. Used instead of ``value`` when set.
+        var rewrite: (@Sendable (_ current: [UInt8]?) throws -> [UInt8])? = nil
+    }
+
+    /// What a change did, for the reply.
+    enum Outcome: Sendable {
+        case written(DIDAttributeRepresentation, added: Bool)
+        case removed(DIDRemovalRepresentation)
     }
 
     static func block(at time: LedgerTimestamp) -> UInt64 { time.nanoseconds / 1_000_000 / millisecondsPerBlock }
@@ -56,7 +67,10 @@ struct DIDRegistry: Sendable {
     /// Adds, updates or removes an attribute as `user`, answering the attribute (or, removed, its
     /// proof). Nothing changes when a rule refuses it. With an `Idempotency-Key`, the key and the
     /// answer (a refusal included) are recorded in the change's unit, as the kernel's POSTs do.
-    func change(_ change: Change, by user: UserID) async throws -> Response {
+    /// - Parameter reply: the answer built from what the change did, in its unit (so an
+    ///   `Idempotency-Key` records it); by default the attribute (201 with its `Location` when
+    ///   added) or the removal.
+    func change(_ change: Change, by user: UserID, reply: (@Sendable (Outcome) throws -> HTTPReply)? = nil) async throws -> Response {
         // Reading changes nothing: it is a query (``attributes(of:name:)``), not a signed call.
         guard change.kind != .readAttribute else { throw SubstrateError.invalidSuppliedValue("call", "read_attribute is a read.") }
         let account = try Self.account(ofDID: change.did)
@@ -81,6 +95,7 @@ struct DIDRegistry: Sendable {
                 guard let existing else { throw SubstrateError.attributeNotFound() }
                 guard existing.owner == account else { throw SubstrateError.attributeAuthorizationFailed() }
             }
+            let value = try change.rewrite?(existing?.value) ?? change.value
             let validity: UInt64
             if let validFor = change.validFor {
                 validity = Self.block(at: unit.now) + UInt64(validFor)
@@ -99,7 +114,7 @@ struct DIDRegistry: Sendable {
             let keyPair = try Sr25519.keyPair(miniSecret: BIP39.substrateMiniSecret(entropy: entropy))
             guard keyPair.publicKey == account else { throw SubstrateError.keyUnavailable(address) }
             let nonce = try connection.queryFirst("SELECT count(*) AS n FROM substrate_did_proofs WHERE signer = \(account)")?.int("n") ?? 0
-            let call = DIDCall(kind: change.kind, didAccount: account, name: change.name, value: change.value, validFor: change.validFor)
+            let call = DIDCall(kind: change.kind, didAccount: account, name: change.name, value: value, validFor: change.validFor)
             let extrinsic = try chain.sign(call, keyPair: keyPair, nonce: UInt64(nonce))
             let verified = try chain.verify(extrinsic.bytes)
             guard verified.call == (try chain.call(call)), verified.signer == account else {
@@ -118,14 +133,14 @@ struct DIDRegistry: Sendable {
                 try connection.execute(
                     """
                     INSERT INTO substrate_did_attributes (did_account, name, value, validity, created, owner, updated_at, proof_hash) \
-                    VALUES (\(account), \(change.name), \(change.value ?? []), \(Int64(validity)), \(createdMilliseconds), \(account), \
+                    VALUES (\(account), \(change.name), \(value ?? []), \(Int64(validity)), \(createdMilliseconds), \(account), \
                     \(unit.now), \(proof.hash))
                     """
                 )
             case .updateAttribute:
                 try connection.execute(
                     """
-                    UPDATE substrate_did_attributes SET value = \(change.value ?? []), validity = \(Int64(validity)), \
+                    UPDATE substrate_did_attributes SET value = \(value ?? []), validity = \(Int64(validity)), \
                     updated_at = \(unit.now), proof_hash = \(proof.hash) WHERE did_account = \(account) AND name = \(change.name)
                     """
                 )
@@ -133,13 +148,13 @@ struct DIDRegistry: Sendable {
                 try connection.execute("DELETE FROM substrate_did_attributes WHERE did_account = \(account) AND name = \(change.name)")
             }
             let shownProof = DIDProofRepresentation(proof)
-            let reply: HTTPReply
+            let result: Outcome
             switch change.kind {
             case .addAttribute, .updateAttribute:
                 let attribute = DIDAttribute(
                     didAccount: account,
                     name: change.name,
-                    value: change.value ?? [],
+                    value: value ?? [],
                     validity: validity,
                     created: existing?.created ?? UInt64(createdMilliseconds),
                     owner: account,
@@ -149,17 +164,28 @@ struct DIDRegistry: Sendable {
                 let shown = DIDAttributeRepresentation(attribute, did: did, currentBlock: Self.block(at: unit.now), proof: shownProof)
                 let added = change.kind == .addAttribute
                 try unit.emit(added ? SubstrateEvents.didAttributeAdded : SubstrateEvents.didAttributeUpdated, subject: did, data: shown)
-                reply = try .json(
-                    shown,
-                    status: added ? .created : .ok,
-                    location: added ? "/v1/rails/substrate/dids/\(did)/attributes/\(shown.urlName)" : nil
-                )
+                result = .written(shown, added: added)
             case .removeAttribute, .readAttribute:
                 let removed = DIDRemovalRepresentation(did: did, name: String(decoding: change.name, as: UTF8.self), proof: shownProof)
                 try unit.emit(SubstrateEvents.didAttributeRemoved, subject: did, data: removed)
-                reply = try .json(removed)
+                result = .removed(removed)
             }
-            return reply
+            if let reply { return try reply(result) }
+            return try Self.reply(result)
+        }
+    }
+
+    /// The attribute (201 with its `Location` when added), or the removal.
+    static func reply(_ result: Outcome) throws -> HTTPReply {
+        switch result {
+        case .written(let shown, let added):
+            try .json(
+                shown,
+                status: added ? .created : .ok,
+                location: added ? "/v1/rails/substrate/dids/\(shown.did)/attributes/\(shown.urlName)" : nil
+            )
+        case .removed(let removed):
+            try .json(removed)
         }
     }
 
