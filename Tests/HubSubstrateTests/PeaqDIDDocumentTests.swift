@@ -9,18 +9,20 @@ import Testing
 /// `Tests/Fixtures/vectors/peaq_did_document.json`, made by `tools/vectors/gen_peaq_did.py`.
 @Suite("peaq DID document protobuf")
 struct PeaqDIDDocumentTests {
-    static let vectors: [[String: Any]] = {
+    /// Read on each use: a stored static of `[String: Any]` is not `Sendable`.
+    static var vectors: [[String: Any]] {
         let url = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/vectors/peaq_did_document.json")
         let root = (try? JSONSerialization.jsonObject(with: Data(contentsOf: url))) as? [String: Any]
         return root?["vectors"] as? [[String: Any]] ?? []
-    }()
+    }
 
     static func vectors(_ prefix: String) -> [[String: Any]] { vectors.filter { ($0["name"] as? String ?? "").hasPrefix(prefix) } }
 
     static func bytes(_ vector: [String: Any]) throws -> [UInt8] {
-        try #require(HexText.decode(try #require(vector["protobuf"] as? String)))
+        let text = try #require(vector["protobuf"] as? String)
+        return try #require(HexText.decode(text))
     }
 
     /// The vector's `document` (the .proto's snake_case fields; optional ones only when present).
