@@ -8,7 +8,9 @@
 # py-sr25519-bindings verifies its signature (tools/substrate/did_check.py); then the DID document:
 # peaq's own Python SDK (peaq-sdk 1.0.1, its generated protobuf module) decodes the attribute the
 # hub wrote and its fields match, and the golden vectors of tools/vectors/gen_peaq_did.py are
-# made again and compared with the committed ones.
+# made again and compared with the committed ones; then sensors: the device's signed multipart
+# uploads written from docs/substrate-sensors.md alone, with Python's blake2b and
+# py-sr25519-bindings (tools/substrate/sensor_check.py).
 # Usage: scripts/substrate-signin-test.sh
 set -euo pipefail
 
@@ -55,11 +57,12 @@ trap 'exit 143' TERM
 metadata=$root/Tests/Fixtures/substrate/peaq-mainnet-genesis-v14.scale
 cmp -s "$metadata" Sources/Plugins/Substrate/Resources/peaq-runtime-v14.scale || die "the bundled peaq metadata differs from $metadata"
 cat >"$work/plugins.json" <<JSON
-{ "plugins": [ { "id": "substrate", "config": { "ss58_prefix": 42, "chain": "peaq" } } ] }
+{ "plugins": [ { "id": "substrate", "config": { "ss58_prefix": 42, "chain": "peaq", "dataunion_compatible": true } } ] }
 JSON
 serve_sqlite_hubd "$work" "$work/plugins.json"
 
-if ! "$venv/bin/python" tools/substrate/signin_check.py "$base" || ! "$venv/bin/python" tools/substrate/did_check.py "$base" "$metadata"; then
+if ! "$venv/bin/python" tools/substrate/signin_check.py "$base" || ! "$venv/bin/python" tools/substrate/did_check.py "$base" "$metadata" \
+    || ! "$venv/bin/python" tools/substrate/sensor_check.py "$base"; then
     say "server log (last 40 lines):"
     tail -n 40 "$work/hubd.log" >&2 || true
     die "FAILED"

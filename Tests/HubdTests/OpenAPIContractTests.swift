@@ -32,6 +32,8 @@ struct OpenAPIContractTests {
             case LocalChainPlugin.id: localChainEntry(keyFile: localChainKeyFile())
             // The Gotchu-compatible surface (off by default) is documented too: on here.
             case BLESessionsPlugin.id: bleEntry(#"{"default_asset": "EUR", "gotchu_compatible": true}"#)
+            // So is the DataUnion one.
+            case "substrate": PluginsFile.Entry(id: plugin.id, enabled: true, configJSON: #"{"dataunion_compatible": true}"#, place: "plugins[0]")
             default: PluginsFile.Entry(id: plugin.id, enabled: true)
             }
         }
@@ -111,8 +113,9 @@ struct OpenAPIContractTests {
                         guard let code = Int(status), code >= 400, let response = response as? [String: Any] else { continue }
                         let reference = response["$ref"] as? String
                         let content = response["content"] as? [String: Any]
-                        // The Gotchu-compatible surface answers in Gotchu's own error shape, by design.
-                        let compatibility = (operation["tags"] as? [String])?.contains("gotchu-compatibility") == true
+                        // The Gotchu and DataUnion surfaces answer in their servers' own error shapes, by design.
+                        let tags = operation["tags"] as? [String] ?? []
+                        let compatibility = tags.contains("gotchu-compatibility") || tags.contains("dataunion-compatibility")
                         if reference == nil && content?["application/problem+json"] == nil && status != "503" && !compatibility {
                             problems.append("\(name): \(status) is not application/problem+json")
                         }

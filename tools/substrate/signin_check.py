@@ -18,7 +18,10 @@ Checks, each printed as `ok …` or `FAIL …` (exit status 1 on any failure):
 - a custodial wallet made by the hub: its mnemonic gives, in substrate-interface, the address and
   public key the hub answered, and signs in with that key as the user who made it;
 - an external wallet made here registers with a `<Bytes>`-wrapped signature over its challenge
-  (not with one over other bytes); the list shows both wallets and no mnemonic.
+  (not with one over other bytes); the list shows both wallets and no mnemonic;
+- DataUnion's login (the Brainstem app's flow): substrate-interface's key from a 12-word mnemonic
+  signs the nonce's digits and signs in; another key, a replay, a second register are refused;
+  refresh rotates the tokens.
 """
 
 import json
@@ -177,8 +180,44 @@ def main(base):
     check(status == 200 and len(listed["data"]) == 2, "the list shows both wallets")
     check(all("mnemonic" not in row for row in listed["data"]), "the list never shows the mnemonic")
 
+    dataunion(base)
     print(f"{failures} failure(s)")
     return 1 if failures else 0
+
+
+def dataunion(base):
+    """The Brainstem app's DataUnion login (`dataunion_compatible: true`): a wallet from a 12-word
+    mnemonic, as the app makes it, signs the nonce's decimal digits; the signature goes as hex
+    without 0x."""
+    pair = Keypair.create_from_mnemonic(Keypair.generate_mnemonic(12), ss58_format=42, crypto_type=KeypairType.SR25519)
+    register = {"public_address": pair.ss58_address, "source": "brainstem", "referral_id": "", "wallet": "peaq"}
+    status, registered, _ = call(base, "POST", "/v1/rails/substrate/dataunion/register", register)
+    check(status == 200 and registered.get("status") == "success" and isinstance(registered.get("nonce"), int),
+          f"DataUnion: register answers a numeric nonce ({status} {registered})")
+    nonce = registered["nonce"]
+    status, again, _ = call(base, "GET", "/v1/rails/substrate/dataunion/get-nonce?public_address=" + pair.ss58_address)
+    check(status == 200 and again.get("nonce") == nonce, "DataUnion: get-nonce answers the same nonce until it is used")
+    wrong = Sr25519Key(os.urandom(32)).sign(str(nonce).encode()).hex()
+    status, refused, _ = call(base, "POST", "/v1/rails/substrate/dataunion/login", {"public_address": pair.ss58_address, "signature": wrong})
+    check(status == 401 and refused.get("status") == "failed", f"DataUnion: another key's signature is refused ({status})")
+    signature = pair.sign(str(nonce).encode())
+    check(sr25519.verify(signature, str(nonce).encode(), pair.public_key), "py-sr25519-bindings verifies substrate-interface's signature of the digits")
+    login_body = {"public_address": pair.ss58_address, "source": "brainstem", "signature": signature.hex()}
+    status, tokens, _ = call(base, "POST", "/v1/rails/substrate/dataunion/login", login_body)
+    check(status == 200 and tokens.get("status") == "success", f"DataUnion: the signed digits sign in ({status} {tokens.get('status') or tokens})")
+    if status != 200:
+        return
+    me = call(base, "GET", "/v1/users/me", None, tokens["access_token"])
+    check(me[0] == 200, "DataUnion: the access token is the kernel's (GET /v1/users/me)")
+    status, _, _ = call(base, "POST", "/v1/rails/substrate/dataunion/login", login_body)
+    check(status == 401, f"DataUnion: the same signature again is refused, the nonce is used up ({status})")
+    status, registered, _ = call(base, "POST", "/v1/rails/substrate/dataunion/register", register)
+    check(status == 400 and registered.get("message") == "already exists", f"DataUnion: registering again is `already exists` ({status})")
+    request = urllib.request.Request(base + "/v1/rails/substrate/dataunion/refresh", data=b"", method="POST",
+                                     headers={"Authorization": "Bearer " + tokens["refresh_token"]})
+    with OPENER.open(request, timeout=30) as response:
+        refreshed = json.loads(response.read())
+    check(refreshed.get("access_token") and refreshed.get("refresh_token") != tokens["refresh_token"], "DataUnion: refresh answers a new pair")
 
 
 if __name__ == "__main__":

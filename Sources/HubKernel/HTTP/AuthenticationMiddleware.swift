@@ -12,7 +12,8 @@ public protocol Authenticator: Sendable {
 ///
 /// A request without the header passes through anonymous (routes that need a caller ask for it
 /// with ``HubRequestContext/requirePrincipal()``); a request with a bad credential fails with 401
-/// even on public routes, so a client with an expired token learns it at once.
+/// even on public routes, so a client with an expired token learns it at once. A refresh token
+/// as the bearer leaves the request anonymous.
 public struct AuthenticationMiddleware: RouterMiddleware {
     public typealias Context = HubRequestContext
     let authenticator: any Authenticator
@@ -34,8 +35,13 @@ public struct AuthenticationMiddleware: RouterMiddleware {
                 headers: [.wwwAuthenticate: "Bearer"]
             )
         }
+        let credential = String(parts[1])
+        // A refresh token proves no caller: the routes that take one as a bearer (DataUnion's
+        // `/refresh`) read it from the header themselves, and anywhere else the request stays
+        // anonymous, so a route that needs a caller still answers 401.
+        if credential.hasPrefix(TokenService.refreshPrefix) { return try await next(request, context) }
         var context = context
-        context.principal = try await authenticator.authenticate(bearer: String(parts[1]))
+        context.principal = try await authenticator.authenticate(bearer: credential)
         return try await next(request, context)
     }
 }

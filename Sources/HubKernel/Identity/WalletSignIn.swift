@@ -134,6 +134,13 @@ public final class WalletSignIn: Sendable {
         return challenge
     }
 
+    /// The link of `address` (normalised by the scheme's verifier) to its user, if it has one.
+    /// - Throws: `unknown_scheme`, `invalid_address`.
+    public func link(scheme: String, address: String) async throws -> WalletLink? {
+        let address = try Self.normalise(address, with: try schemes.require(scheme))
+        return try await context.database.read { try Self.link(scheme, address, on: $0) }
+    }
+
     /// The wallet addresses linked to `userID`, oldest first.
     public func links(for userID: UserID) async throws -> [WalletLink] {
         try await context.database.read { connection in

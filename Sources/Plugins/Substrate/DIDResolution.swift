@@ -59,7 +59,7 @@ struct DIDResolution: Sendable {
     }
 
     /// A write's reply: the resolution result, as `application/json` (what the client sent).
-    static func reply(_ result: DIDRegistry.Outcome, document: PeaqDIDDocument, status: HTTPResponse.Status, location: String?) throws -> HTTPReply {
+    static func reply(_ result: DIDRegistry.Written, document: PeaqDIDDocument, status: HTTPResponse.Status, location: String?) throws -> HTTPReply {
         guard case .written(let shown, _) = result else { throw DIDProofError(message: "a document write removed its attribute") }
         let resolution = DIDResolution(document: document, written: shown)
         return HTTPReply(status: status.code, contentType: "application/json", location: location, body: resolution.resultBytes)

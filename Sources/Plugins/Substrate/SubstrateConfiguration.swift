@@ -3,7 +3,9 @@ public import HubKernel
 /// The rail's `config` object in `plugins.json`, every member optional:
 ///
 /// ```json
-/// { "id": "substrate", "config": { "ss58_prefix": 42, "chain": "peaq", "metadata_file": "peaq.scale" } }
+/// { "id": "substrate", "config": { "ss58_prefix": 42, "chain": "peaq", "metadata_file": "peaq.scale",
+///   "dataunion_compatible": false,
+///   "sensor_max_upload_bytes": 4194304, "sensor_upload_types": ["application/json", "image/jpeg"] } }
 /// ```
 public struct SubstrateConfiguration: Sendable, Equatable {
     /// The SS58 network prefix addresses are answered in (42, generic Substrate, is what every
@@ -17,6 +19,16 @@ public struct SubstrateConfiguration: Sendable, Equatable {
     /// `state_getMetadata` answers (hex-decoded), with a `PeaqDid` pallet. Without it, peaq
     /// mainnet's, bundled with the rail (`Resources/peaq-runtime-v14.scale`).
     public var metadataFile: String?
+    /// DataUnion's login routes for the Brainstem app under `/dataunion` (off by default): its
+    /// wallets sign a bare number, which names no site (``DataUnionController``).
+    public var dataUnionCompatible = false
+    /// The largest file a sensor uploads (`sensor_max_upload_bytes`), 4 MiB unless set, at most
+    /// 64 MiB: an upload is held in memory while it is checked.
+    public var sensorMaxUploadBytes = SensorUploadLimits.defaultMaxBytes
+    /// The content types sensors upload (`sensor_upload_types`), lower-case `type/subtype`.
+    public var sensorUploadTypes = SensorUploadLimits.defaultTypes
+
+    var sensorUploadLimits: SensorUploadLimits { SensorUploadLimits(maxBytes: sensorMaxUploadBytes, types: sensorUploadTypes) }
 
     public init() {}
 
@@ -45,14 +57,32 @@ public struct SubstrateConfiguration: Sendable, Equatable {
             guard !file.isEmpty else { throw PluginConfigError(field: "metadata_file", message: "a path to a metadata file") }
             metadataFile = file
         }
+        dataUnionCompatible = raw.dataunionCompatible ?? false
+        if let bytes = raw.sensorMaxUploadBytes {
+            guard (1...SensorUploadLimits.largestMaxBytes).contains(bytes) else {
+                throw PluginConfigError(field: "sensor_max_upload_bytes", message: "1 to \(SensorUploadLimits.largestMaxBytes) bytes, got \(bytes)")
+            }
+            sensorMaxUploadBytes = bytes
+        }
+        if let types = raw.sensorUploadTypes {
+            guard !types.isEmpty, types.allSatisfy(SensorUploadMessage.isContentType) else {
+                throw PluginConfigError(field: "sensor_upload_types", message: "a list of lower-case type/subtype content types")
+            }
+            sensorUploadTypes = types
+        }
     }
 
     private struct Raw: Decodable {
         var ss58Prefix: Int?
         var chain: String?
         var metadataFile: String?
+        var dataunionCompatible: Bool?
+        var sensorMaxUploadBytes: Int?
+        var sensorUploadTypes: [String]?
 
-        static let knownKeys: Set<String> = ["ss58_prefix", "chain", "metadata_file"]
+        static let knownKeys: Set<String> = [
+            "ss58_prefix", "chain", "metadata_file", "dataunion_compatible", "sensor_max_upload_bytes", "sensor_upload_types",
+        ]
     }
 }
 
