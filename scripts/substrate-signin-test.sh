@@ -5,9 +5,12 @@
 # <Bytes>-wrapped), substrate-interface derives a custodial wallet's key from the hub's mnemonic
 # and signs in with it, scalecodec writes and reads SS58 (tools/substrate/signin_check.py); then
 # DID changes: scalecodec decodes each stored PeaqDid extrinsic with the same runtime metadata and
-# py-sr25519-bindings verifies its signature (tools/substrate/did_check.py); then sensors: the
-# device's signed multipart uploads written from docs/substrate-sensors.md alone, with Python's
-# blake2b and py-sr25519-bindings (tools/substrate/sensor_check.py).
+# py-sr25519-bindings verifies its signature (tools/substrate/did_check.py); then the DID document:
+# peaq's own Python SDK (peaq-sdk 1.0.1, its generated protobuf module) decodes the attribute the
+# hub wrote and its fields match, and the golden vectors of tools/vectors/gen_peaq_did.py are
+# made again and compared with the committed ones; then sensors: the device's signed multipart
+# uploads written from docs/substrate-sensors.md alone, with Python's blake2b and
+# py-sr25519-bindings (tools/substrate/sensor_check.py).
 # Usage: scripts/substrate-signin-test.sh
 set -euo pipefail
 
@@ -21,8 +24,20 @@ die() {
 source "$root/scripts/lib/live-hubd.bash"
 export no_proxy=127.0.0.1${no_proxy:+,$no_proxy} NO_PROXY=127.0.0.1${NO_PROXY:+,$NO_PROXY}
 
-venv=$root/.build-substrate-signin/venv
-pinned_venv "$venv" tools/vectors/requirements-substrate.txt
+# The substrate oracle pins plus protobuf, then peaq-sdk without its dependencies (web3 and
+# eth-account need eth-utils 6, substrate-interface 1.8.1 refuses it; only its protobuf is used).
+venv=$root/.build-substrate-signin/peaq
+pinned_venv "$venv" tools/substrate/requirements-peaq.txt
+if [[ $("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("peaq-sdk"))' 2>/dev/null) != 1.0.1 ]]; then
+    "$venv/bin/pip" install -q --disable-pip-version-check --only-binary :all: --no-deps peaq-sdk==1.0.1 || die "could not install peaq-sdk 1.0.1"
+fi
+
+# The committed golden vectors are what peaq's SDK writes and reads today.
+vectors=$(mktemp -d "${TMPDIR:-/tmp}/hub-peaq-vectors.XXXXXX")
+(cd tools/vectors && "$venv/bin/python" gen_peaq_did.py --out "$vectors" 2>/dev/null) || die "gen_peaq_did.py failed"
+cmp -s "$vectors/peaq_did_document.json" Tests/Fixtures/vectors/peaq_did_document.json ||
+    die "Tests/Fixtures/vectors/peaq_did_document.json differs from what gen_peaq_did.py makes now"
+rm -rf "$vectors"
 
 build_debug_hubd
 

@@ -14,17 +14,27 @@ Checks, each printed as `ok …` or `FAIL …` (exit status 1 on any failure):
 - its hash is blake2b-256 of the extrinsic; its sr25519 signature verifies over
   `call ‖ era ‖ nonce ‖ tip ‖ spec_version ‖ transaction_version ‖ genesis ‖ era block` (the
   offline registry's genesis: 32 zero bytes), and not once a byte of the call is changed;
-- a name over 64 bytes is `attribute_name_exceed_max64`.
+- a name over 64 bytes is `attribute_name_exceed_max64`;
+- the DID document (POST /dids, then a service added): peaq's own SDK (peaq-sdk 1.0.1, its
+  generated protobuf `document.Document`, loaded from its file as tools/vectors/gen_peaq_did.py
+  does) reads the attribute value as its `read` does (the value's UTF-8 text is hex of the
+  protobuf) and finds the id, controller, `#keys-1` Sr25519VerificationKey2020 key (multibase:
+  base58 of `ef 01` + the key), authentication and services the hub was asked for; the
+  add_attribute proof carries exactly that value; the W3C views (`Accept:
+  application/did+ld+json`, `?format=did-resolution`) show the same document.
 """
 
 import hashlib
+import importlib.util
 import json
 import os
 import sys
+import sysconfig
 import urllib.error
 import urllib.parse
 import urllib.request
 
+import base58
 import sr25519
 from scalecodec.base import RuntimeConfigurationObject, ScaleBytes
 from scalecodec.type_registry import load_type_registry_preset
@@ -36,8 +46,10 @@ GENESIS = bytes(32)
 failures = 0
 
 
-def call(base, method, path, body=None, token=None):
+def call(base, method, path, body=None, token=None, accept=None):
     headers = {"Content-Type": "application/json"} if body is not None else {}
+    if accept:
+        headers["Accept"] = accept
     if token:
         headers["Authorization"] = "Bearer " + token
     data = json.dumps(body).encode() if body is not None else None
@@ -149,8 +161,75 @@ def main(base, metadata_file):
     status, body = call(base, "POST", prefix + "/attributes", {"name": "n" * 65, "value": "x"}, token)
     check(status == 422 and body.get("code") == "attribute_name_exceed_max64", f"a 65-byte name is attribute_name_exceed_max64 ({status} {body.get('code')})")
 
+    check_document(base, runtime, token, wallet["address"], key)
+
     print("all DID checks passed" if failures == 0 else f"{failures} DID check(s) failed")
     return 1 if failures else 0
+
+
+def peaq_proto():
+    """peaq-sdk's generated protobuf module, from its file (the package's __init__ imports web3)."""
+    path = os.path.join(sysconfig.get_paths()["purelib"], "peaq_sdk", "utils", "peaq_proto.py")
+    spec = importlib.util.spec_from_file_location("peaq_proto", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def check_document(base, runtime, token, address, key):
+    proto = peaq_proto()
+    did = "did:peaq:" + address
+    keys = did + "#keys-1"
+    multibase = "z" + base58.b58encode(bytes([0xEF, 0x01]) + key).decode()
+    api = {"id": "#api", "type": "LinkedDomains", "service_endpoint": "https://example.com/api"}
+    signature = {"type": "Sr25519VerificationKey2020", "issuer": did, "hash": "0x" + "ab" * 32}
+    status, created = call(base, "POST", "/v1/rails/substrate/dids", {"address": address, "services": [api], "signature": signature}, token)
+    check(status == 201, f"document: POST /dids writes it ({status} {created.get('code') if isinstance(created, dict) else ''})")
+    status, added = call(base, "POST", f"/v1/rails/substrate/dids/{did}/services", {"id": "#owner", "type": "owner", "data": "machine-42"}, token)
+    check(status == 201, f"document: a service added ({status})")
+
+    # As peaq's SDK reads it (Did._read_from_substrate): the value's bytes as UTF-8, that as hex, parsed.
+    status, attribute = call(base, "GET", f"/v1/rails/substrate/dids/{did}/attributes/" + urllib.parse.quote(did, safe=""), None, token)
+    check(status == 200, f"document: the attribute named after the DID ({status})")
+    value_text = bytes.fromhex(attribute["value_hex"][2:]).decode("utf-8")
+    document = proto.Document()
+    document.ParseFromString(bytes.fromhex(value_text))
+    check(document.id == did and document.controller == did, f"document: peaq-sdk reads id and controller {document.id}")
+    methods = [(m.id, m.type, m.controller, m.public_key_multibase) for m in document.verification_methods]
+    check(methods == [(keys, "Sr25519VerificationKey2020", did, multibase)], f"document: peaq-sdk reads the sr25519 key {methods}")
+    check(list(document.authentications) == [keys], "document: authentication is the key")
+    services = [(s.id, s.type, s.service_endpoint if s.HasField("service_endpoint") else None, s.data if s.HasField("data") else None) for s in document.services]
+    check(
+        services == [("#api", "LinkedDomains", "https://example.com/api", None), ("#owner", "owner", None, "machine-42")],
+        f"document: peaq-sdk reads both services {services}",
+    )
+    check(
+        document.HasField("signature") and (document.signature.type, document.signature.issuer, document.signature.hash) == tuple(signature.values()),
+        "document: peaq-sdk reads the issuer's signature",
+    )
+
+    # The first version is in its add_attribute proof, byte for byte.
+    proof = created["didDocumentMetadata"]["proof"]
+    first = proto.Document()
+    first.id, first.controller = did, did
+    method = first.verification_methods.add()
+    method.id, method.type, method.controller, method.public_key_multibase = keys, "Sr25519VerificationKey2020", did, multibase
+    service = first.services.add()
+    service.id, service.type, service.service_endpoint = api["id"], api["type"], api["service_endpoint"]
+    first.signature.type, first.signature.issuer, first.signature.hash = signature["type"], signature["issuer"], signature["hash"]
+    first.authentications.append(keys)
+    first_value = first.SerializeToString().hex()
+    check_proof(runtime, proof, "add_attribute", key, proof["nonce"], {"did_account": "0x" + key.hex(), "name": did, "value": first_value, "valid_for": None})
+
+    # W3C DID Core views.
+    status, ld = call(base, "GET", f"/v1/rails/substrate/dids/{did}", None, token, accept="application/did+ld+json")
+    check(status == 200 and ld["id"] == did and ld["@context"][0] == "https://www.w3.org/ns/did/v1", f"document: the JSON-LD view ({status})")
+    check(ld["verificationMethod"] == [{"id": keys, "type": "Sr25519VerificationKey2020", "controller": did, "publicKeyMultibase": multibase}], "document: JSON-LD verificationMethod")
+    check(ld["authentication"] == [keys] and [s["id"] for s in ld["service"]] == ["#api", "#owner"], "document: JSON-LD authentication and service")
+    status, resolution = call(base, "GET", f"/v1/rails/substrate/dids/{did}?format=did-resolution", None, token)
+    metadata = resolution.get("didDocumentMetadata", {}) if isinstance(resolution, dict) else {}
+    check(status == 200 and resolution["didDocument"] == ld and metadata.get("anchoredBlock", 0) is None, f"document: the resolution result ({status})")
+    check(metadata.get("versionId") == added["didDocumentMetadata"]["proof"]["hash"], "document: versionId is the last change's proof")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,11 @@ struct DIDRegistry: Sendable {
         var name: [UInt8]
         var value: [UInt8]?
         var validFor: UInt32?
+        /// The value computed from the attribute's current one (nil when there is none), called
+        /// in the change's unit after the wallet and the attribute are locked: a read-modify-write
+        /// (a service added to the DID document) cannot lose a concurrent change. It may throw to
+        /// refuse the change. Used instead of ``value`` when set.
+        var rewrite: (@Sendable (_ current: [UInt8]?) throws -> [UInt8])? = nil
     }
 
     static func block(at time: LedgerTimestamp) -> UInt64 { time.nanoseconds / 1_000_000 / millisecondsPerBlock }
@@ -56,7 +61,10 @@ struct DIDRegistry: Sendable {
     /// Adds, updates or removes an attribute as `user`, answering the attribute (or, removed, its
     /// proof). Nothing changes when a rule refuses it. With an `Idempotency-Key`, the key and the
     /// answer (a refusal included) are recorded in the change's unit, as the kernel's POSTs do.
-    func change(_ change: Change, by user: UserID) async throws -> Response {
+    /// - Parameter reply: the answer built from what the change did, in its unit (so an
+    ///   `Idempotency-Key` records it); by default the attribute (201 with its `Location` when
+    ///   added) or the removal.
+    func change(_ change: Change, by user: UserID, reply: (@Sendable (Written) throws -> HTTPReply)? = nil) async throws -> Response {
         // Reading changes nothing: it is a query (``attributes(of:name:)``), not a signed call.
         guard change.kind != .readAttribute else { throw SubstrateError.invalidSuppliedValue("call", "read_attribute is a read.") }
         let account = try Self.account(ofDID: change.did)
@@ -79,16 +87,22 @@ struct DIDRegistry: Sendable {
                 let entropy = try secrets.open(sealed, publicKey: account, address: try SS58.encode(account, prefix: prefix))
                 return try Sr25519.keyPair(miniSecret: BIP39.substrateMiniSecret(entropy: entropy))
             }
-            switch written {
-            case .written(let shown, let added):
-                return try .json(
-                    shown,
-                    status: added ? .created : .ok,
-                    location: added ? "/v1/rails/substrate/dids/\(did)/attributes/\(shown.urlName)" : nil
-                )
-            case .removed(let removed):
-                return try .json(removed)
-            }
+            if let reply { return try reply(written) }
+            return try Self.reply(written)
+        }
+    }
+
+    /// The attribute (201 with its `Location` when added), or the removal.
+    static func reply(_ result: Written) throws -> HTTPReply {
+        switch result {
+        case .written(let shown, let added):
+            try .json(
+                shown,
+                status: added ? .created : .ok,
+                location: added ? "/v1/rails/substrate/dids/\(shown.did)/attributes/\(shown.urlName)" : nil
+            )
+        case .removed(let removed):
+            try .json(removed)
         }
     }
 
@@ -125,6 +139,7 @@ struct DIDRegistry: Sendable {
             guard let existing else { throw SubstrateError.attributeNotFound() }
             guard existing.owner == signer else { throw SubstrateError.attributeAuthorizationFailed() }
         }
+        let value = try change.rewrite?(existing?.value) ?? change.value
         let validity: UInt64
         if let validFor = change.validFor {
             validity = Self.block(at: unit.now) + UInt64(validFor)
@@ -137,7 +152,7 @@ struct DIDRegistry: Sendable {
         let keyPair = try makeKeyPair()
         guard keyPair.publicKey == signer else { throw SubstrateError.keyUnavailable(try SS58.encode(signer, prefix: ss58Prefix)) }
         let nonce = try connection.queryFirst("SELECT count(*) AS n FROM substrate_did_proofs WHERE signer = \(signer)")?.int("n") ?? 0
-        let call = DIDCall(kind: change.kind, didAccount: account, name: change.name, value: change.value, validFor: change.validFor)
+        let call = DIDCall(kind: change.kind, didAccount: account, name: change.name, value: value, validFor: change.validFor)
         let extrinsic = try chain.sign(call, keyPair: keyPair, nonce: UInt64(nonce))
         let verified = try chain.verify(extrinsic.bytes)
         guard verified.call == (try chain.call(call)), verified.signer == signer else {
@@ -156,14 +171,14 @@ struct DIDRegistry: Sendable {
             try connection.execute(
                 """
                 INSERT INTO substrate_did_attributes (did_account, name, value, validity, created, owner, updated_at, proof_hash) \
-                VALUES (\(account), \(change.name), \(change.value ?? []), \(Int64(validity)), \(createdMilliseconds), \(signer), \
+                VALUES (\(account), \(change.name), \(value ?? []), \(Int64(validity)), \(createdMilliseconds), \(signer), \
                 \(unit.now), \(proof.hash))
                 """
             )
         case .updateAttribute:
             try connection.execute(
                 """
-                UPDATE substrate_did_attributes SET value = \(change.value ?? []), validity = \(Int64(validity)), \
+                UPDATE substrate_did_attributes SET value = \(value ?? []), validity = \(Int64(validity)), \
                 updated_at = \(unit.now), proof_hash = \(proof.hash) WHERE did_account = \(account) AND name = \(change.name)
                 """
             )
@@ -176,7 +191,7 @@ struct DIDRegistry: Sendable {
             let attribute = DIDAttribute(
                 didAccount: account,
                 name: change.name,
-                value: change.value ?? [],
+                value: value ?? [],
                 validity: validity,
                 created: existing?.created ?? UInt64(createdMilliseconds),
                 owner: signer,

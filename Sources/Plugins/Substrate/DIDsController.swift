@@ -15,6 +15,7 @@ import Hummingbird
 /// - `GET dids/{did}`, `GET dids/{did}/attributes/{name}`: the DID's attributes, each with the
 ///   proof of its last change; readable by anyone signed in.
 /// - `GET dids`: the caller's DIDs, one per wallet, with their attribute counts.
+/// - DID documents and the W3C view of `GET dids/{did}`: ``DIDDocumentsController``.
 struct DIDsController: Sendable {
     let registry: DIDRegistry
 
@@ -25,6 +26,7 @@ struct DIDsController: Sendable {
         group.get("dids/{did}/attributes/{name}", use: show)
         group.get("dids/{did}", use: list)
         group.get("dids", use: mine)
+        DIDDocumentsController(registry: registry).addRoutes(to: group)
     }
 
     /// The caller's DIDs, one per wallet (`{"data": [...]}`), with their attribute counts.
@@ -118,6 +120,8 @@ struct DIDsController: Sendable {
     @Sendable func list(_ request: Request, context: HubRequestContext) async throws -> Response {
         _ = try context.requireScope(.ledgerRead)
         let did = try Self.pathText(context.parameters.require("did"))
+        let view = try DIDDocumentsController.view(of: request)
+        if view != .registry { return try await DIDDocumentsController(registry: registry).show(did, view: view) }
         let attributes = try await registry.attributes(of: did, name: nil)
         let account = try DIDRegistry.account(ofDID: did)
         return try context.json(DIDRepresentation(did: try registry.did(account), attributes: attributes))
