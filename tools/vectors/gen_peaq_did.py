@@ -24,6 +24,7 @@ import os
 import sysconfig
 
 import base58
+from scalecodec.utils.ss58 import ss58_encode
 from vectorlib import hx, parse_args, versions, write_vectors
 
 
@@ -39,7 +40,7 @@ proto = load_peaq_proto()
 from google.protobuf.message import DecodeError  # noqa: E402  (after the descriptor pool is filled)
 
 SS58_ALICE_KEY = bytes.fromhex("d43593c715fdd31c61141abd04a99fd6822c8558854ccde39a5684e7a56da27d")
-ALICE = "5GrwvaF5zgXPY8S9fX1XxofNqWkFTNqRKbwNq1ZdnmXyq1Xk"
+ALICE = ss58_encode(SS58_ALICE_KEY, ss58_format=42)  # 5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY
 
 
 def multibase(key: bytes) -> str:
