@@ -17,76 +17,23 @@ printed as `ok …` or `FAIL …` (exit status 1 on any failure):
   sealed on after the leader died; the senders' balances are what the payments left.
 """
 
-import http.client
 import json
 import os
 import signal
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 
 from eth_account import Account
 
-OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+import hubload
+from hubload import answered, check, guarded, retries, stop, transfers
+
 CHAIN = 515151
 PASSWORD = "instances-check-" + uuid.uuid4().hex
 WORKERS = 6
 FLOW_AMOUNT = 250
-failures = 0
-stop = threading.Event()
-retries = []  # requests sent again after a dropped connection or a 502/503/504
-
-
-def check(condition, what):
-    global failures
-    print(("ok   " if condition else "FAIL ") + what, flush=True)
-    if not condition:
-        failures += 1
-
-
-def request(base, method, path, body=None, token=None, headers=None, timeout=10):
-    """(status, JSON) or raises on a transport failure (a killed instance's dropped connection)."""
-    data = None if body is None else json.dumps(body).encode()
-    all_headers = dict(headers or {})
-    if data is not None:
-        all_headers["Content-Type"] = "application/json"
-    if token:
-        all_headers["Authorization"] = f"Bearer {token}"
-    call = urllib.request.Request(base + path, data=data, method=method, headers=all_headers)
-    try:
-        with OPENER.open(call, timeout=timeout) as response:
-            return response.status, parsed(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, parsed(error.read())
-
-
-def parsed(body):
-    """JSON, or the text itself (HAProxy's own 502/503 pages are HTML)."""
-    try:
-        return json.loads(body or b"null")
-    except ValueError:
-        return body.decode(errors="replace")
-
-
-def answered(base, method, path, body=None, token=None, headers=None, seconds=60):
-    """Sends until a definite answer (not a transport error, 502/503/504): the client's retry."""
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            status, payload = request(base, method, path, body, token, headers)
-        except (OSError, urllib.error.URLError, http.client.HTTPException):
-            retries.append(path)
-            time.sleep(0.2)
-            continue
-        if status in (502, 503, 504):
-            retries.append(path)
-            time.sleep(0.2)
-            continue
-        return status, payload
-    return None, None
 
 
 def rpc(base, method, params):
@@ -95,28 +42,6 @@ def rpc(base, method, params):
     if status is None:
         raise RuntimeError(f"{method}: no answer")
     return payload
-
-
-def guarded(work, unanswered):
-    """A worker that dies of an exception is reported, never silently stopped."""
-    def run(*arguments):
-        try:
-            work(*arguments)
-        except Exception as error:  # noqa: BLE001 - any failure of a worker fails the check
-            unanswered.append((work.__name__, repr(error)))
-    return run
-
-
-def transfers(base, token, issuance, account, acknowledged, unanswered):
-    """One worker's transfers of 1 unit into its own account, each with a fresh key."""
-    while not stop.is_set():
-        key = str(uuid.uuid4())
-        body = {"debit_account_id": issuance, "credit_account_id": account, "amount": "1", "asset": "LOAD"}
-        status, payload = answered(base, "POST", "/v1/ledger/transfers", body, token, {"Idempotency-Key": key})
-        if status in (200, 201):
-            acknowledged.append(payload["id"])
-        else:
-            unanswered.append((key, status, payload))
 
 
 def flows(base, payee, payer, paid, unanswered):
@@ -299,8 +224,8 @@ def main(base, token, specs):
         balance = int(rpc(base, "eth_getBalance", [key.address, "latest"])["result"], 16)
         check(balance == 1000000 - len(sent[index]), f"payer {index}: {len(sent[index])} payments, balance {balance}")
 
-    print(f"{failures} failed")
-    sys.exit(1 if failures else 0)
+    print(f"{hubload.failures} failed")
+    sys.exit(1 if hubload.failures else 0)
 
 
 if __name__ == "__main__":

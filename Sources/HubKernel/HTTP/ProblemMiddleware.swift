@@ -38,6 +38,10 @@ public struct ProblemMiddleware: RouterMiddleware {
         case let error as any HubError:
             return problem(for: error)
         default:
+            if let unavailable = DatabaseUnavailable(error) {
+                context.logger.warning("database unavailable", metadata: ["error": "\(unavailable.cause)"])
+                return problem(for: unavailable)
+            }
             context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])
             return Problem(.internalServerError, code: "internal", detail: "The server failed to handle the request (request id \(context.id)).")
         }

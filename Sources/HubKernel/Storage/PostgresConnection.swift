@@ -48,30 +48,64 @@ final class PostgresConnection: SQLConnection, CounterCaching {
 
     deinit { PQfinish(handle) }
 
-    private var conn: OpaquePointer {
-        get throws {
-            guard let handle else { throw DatabaseError(.closed, "PostgreSQL connection is closed") }
-            if PQstatus(handle) != CONNECTION_OK {
-                // The server went away; libpq can re-establish the same connection, but prepared
-                // statements are gone with the old session.
-                PQreset(handle)
-                statementNames.removeAll()
-                pipelined.removeAll()
-                guard PQstatus(handle) == CONNECTION_OK else {
-                    throw DatabaseError(.connection, "lost the PostgreSQL connection: \(Self.trimmed(PQerrorMessage(handle)))")
-                }
-                // A new session: its settings are gone with the old one.
-                let settings = PQexec(handle, Self.sessionSettings)
-                defer { PQclear(settings) }
-                try check(settings, sql: Self.sessionSettings)
-            }
-            return handle
+    /// Whether the session was inside a transaction at its last answer. When such a session is
+    /// lost, the server rolls back what it had begun: the rest of that transaction must fail, not
+    /// run on a new session one statement at a time (where its `COMMIT` would "succeed" and its
+    /// caller would acknowledge writes that are gone).
+    private var inTransaction = false
+    /// The server answers but can no longer take this session's writes (it is shutting down, or
+    /// became a standby in a failover): the next transaction starts on a new connection.
+    private var mustReconnect = false
+
+    /// The live connection, re-established first when the server went away — but only between
+    /// transactions: inside one, every statement fails until the caller ends it (see
+    /// ``inTransaction``). With a multi-host URL and `target_session_attrs=read-write`, libpq then
+    /// finds whichever host is the primary now.
+    private func connection(for sql: String) throws -> OpaquePointer {
+        guard let handle else { throw DatabaseError(.closed, "PostgreSQL connection is closed") }
+        guard mustReconnect || PQstatus(handle) != CONNECTION_OK else { return handle }
+        if inTransaction {
+            if Self.endsTransaction(sql) { inTransaction = false }
+            throw DatabaseError(.connection, "lost the PostgreSQL connection inside a transaction; the server rolled it back", sql: sql)
+        }
+        // libpq re-establishes the same connection, but prepared statements are gone with the
+        // old session. PQreset blocks, as every call here does: on the worker's own thread.
+        PQreset(handle)
+        statementNames.removeAll()
+        pipelined.removeAll()
+        guard PQstatus(handle) == CONNECTION_OK else {
+            throw DatabaseError(.connection, "lost the PostgreSQL connection: \(Self.trimmed(PQerrorMessage(handle)))", sql: sql)
+        }
+        mustReconnect = false
+        // A pipeline the old session broke in must not outlive it (the new one is idle).
+        if PQpipelineStatus(handle) != PQ_PIPELINE_OFF { _ = PQexitPipelineMode(handle) }
+        // A new session: its settings are gone with the old one.
+        let settings = PQexec(handle, Self.sessionSettings)
+        defer { PQclear(settings) }
+        try check(settings, sql: Self.sessionSettings)
+        return handle
+    }
+
+    /// `COMMIT`, `ROLLBACK` and their synonyms end a transaction (`ROLLBACK TO SAVEPOINT` does not).
+    static func endsTransaction(_ sql: String) -> Bool {
+        let words = sql.split(whereSeparator: { $0.isWhitespace || $0 == ";" }).map { $0.uppercased() }
+        guard let first = words.first, ["COMMIT", "ROLLBACK", "END", "ABORT"].contains(first) else { return false }
+        return !words.contains("TO")
+    }
+
+    /// Notes whether the session is in a transaction, from its last answer (kept as it was while
+    /// a pipeline runs or once the connection broke: then the last answer is what counts).
+    private func noteTransactionStatus() {
+        switch PQtransactionStatus(handle) {
+        case PQTRANS_IDLE: inTransaction = false
+        case PQTRANS_INTRANS, PQTRANS_INERROR: inTransaction = true
+        default: break
         }
     }
 
     func executeScript(_ sql: String) throws {
         try sync()
-        let result = PQexec(try conn, sql)
+        let result = PQexec(try connection(for: sql), sql)
         defer { PQclear(result) }
         try check(result, sql: sql)
     }
@@ -142,7 +176,7 @@ final class PostgresConnection: SQLConnection, CounterCaching {
             try send(sql, binds)
             return try sync(keeping: 1).first
         }
-        let conn = try conn
+        let conn = try connection(for: sql)
         let name = try preparedName(sql, on: conn)
         let result = Self.withParameters(binds) { count, values, lengths, formats in
             PQexecPrepared(conn, name, count, values, lengths, formats, 0)
@@ -165,7 +199,7 @@ final class PostgresConnection: SQLConnection, CounterCaching {
     /// Queues `sql` in pipeline mode without waiting for its result (preparing it first, also
     /// pipelined, when this connection has not seen it).
     private func send(_ sql: String, _ binds: [SQLValue]) throws {
-        let conn = try conn
+        let conn = try connection(for: sql)
         if pipelined.isEmpty, PQenterPipelineMode(conn) != 1 {
             throw DatabaseError(.connection, "cannot enter pipeline mode: \(Self.trimmed(PQerrorMessage(conn)))", sql: sql)
         }
@@ -194,7 +228,9 @@ final class PostgresConnection: SQLConnection, CounterCaching {
     @discardableResult
     private func sync(keeping kept: Int = 0) throws -> [OpaquePointer] {
         guard !pipelined.isEmpty else { return [] }
-        let conn = try conn
+        // Not `connection(for:)`: a session lost since the statements were sent is an error here,
+        // never a reason to reconnect (they would be gone with it).
+        guard let conn = handle else { throw DatabaseError(.closed, "PostgreSQL connection is closed") }
         let statements = pipelined
         pipelined = []
         let keptPositions = Set(statements.indices.filter { !statements[$0].prepares }.suffix(kept))
@@ -244,6 +280,7 @@ final class PostgresConnection: SQLConnection, CounterCaching {
             }
         }
         _ = PQexitPipelineMode(conn)
+        noteTransactionStatus()
         if let failure {
             for result in keptResults { PQclear(result) }
             throw failure
@@ -309,13 +346,33 @@ final class PostgresConnection: SQLConnection, CounterCaching {
     }
 
     private func check(_ result: OpaquePointer?, sql: String) throws {
+        noteTransactionStatus()
         let status = PQresultStatus(result)
         guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK else { return }
         let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
         let message = result.map { Self.trimmed(PQresultErrorMessage($0)) } ?? Self.trimmed(PQerrorMessage(handle))
-        // SQLSTATE class 23 is "integrity constraint violation".
-        let kind: DatabaseError.Kind = state?.hasPrefix("23") == true ? .constraint : .query
+        let kind: DatabaseError.Kind
+        if PQstatus(handle) != CONNECTION_OK || Self.isServerGoingAway(state) {
+            kind = .connection
+            mustReconnect = true
+        } else if state == "25006", PQparameterStatus(handle, "in_hot_standby").map({ String(cString: $0) }) == "on" {
+            // A write refused because this server is a standby now (a failover demoted it).
+            kind = .connection
+            mustReconnect = true
+        } else {
+            // SQLSTATE class 23 is "integrity constraint violation".
+            kind = state?.hasPrefix("23") == true ? .constraint : .query
+        }
         throw DatabaseError(kind, message, sqlState: state, sql: sql)
+    }
+
+    /// SQLSTATE class 08 (connection exception) and 57P01–57P03: the server shut down, crashed or
+    /// is not taking connections yet. Another attempt, maybe on another host, may succeed (what
+    /// was cut off is rolled back, unless it was a `COMMIT` the server finished first: the
+    /// caller cannot know, which is what idempotency keys are for).
+    static func isServerGoingAway(_ state: String?) -> Bool {
+        guard let state else { return false }
+        return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
     }
 
     private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {

@@ -1,0 +1,104 @@
+import Foundation
+import HubTestSupport
+import Testing
+
+@testable import HubKernel
+
+/// A PostgreSQL session that dies — the primary crashed, a failover demoted it — as the hub's
+/// connections see it: the session is ended from another one with `pg_terminate_backend`.
+@Suite("PostgreSQL reconnection", .timeLimit(.minutes(1)))
+struct PostgresReconnectTests {
+    @Test(
+        "a session lost inside a transaction fails the rest of it, never runs it on a new session, and reconnects at the next",
+        .enabled(if: TestBackend.postgresURL != nil)
+    )
+    func lostInsideTransaction() async throws {
+        try await withDatabase(on: .postgres) { database in
+            guard case .postgres(let uri) = database.url else { return }
+            try await database.write { try $0.execute("CREATE TABLE probe (k INTEGER PRIMARY KEY)") }
+            let kinds = try await database.withWriterConnection { connection -> [String] in
+                try connection.execute("BEGIN")
+                try connection.execute("INSERT INTO probe (k) VALUES (1)")
+                try Self.terminate(connection, through: uri)
+                var kinds: [String] = []
+                // The caller goes on after the first failure (as a unit that catches one would):
+                // each statement must fail, `COMMIT` included, until the transaction is over.
+                let statements: [SQL] = ["INSERT INTO probe (k) VALUES (2)", "INSERT INTO probe (k) VALUES (3)", "COMMIT"]
+                for statement in statements {
+                    do {
+                        try connection.execute(statement)
+                        kinds.append("done")
+                    } catch let error as DatabaseError {
+                        kinds.append(error.kind.rawValue)
+                    }
+                }
+                // The transaction is over: the next statement runs on a new session.
+                try connection.execute("INSERT INTO probe (k) VALUES (4)")
+                return kinds
+            }
+            #expect(kinds == ["connection", "connection", "connection"])
+            let keys = try await database.read { try $0.query("SELECT k FROM probe ORDER BY k").map { try $0.int("k") } }
+            #expect(keys == [4])
+        }
+    }
+
+    @Test(
+        "a write transaction whose session dies throws unavailable, applies nothing, and the next write reconnects",
+        .enabled(if: TestBackend.postgresURL != nil)
+    )
+    func writeTransactionLost() async throws {
+        try await withDatabase(on: .postgres) { database in
+            guard case .postgres(let uri) = database.url else { return }
+            try await database.write { try $0.execute("CREATE TABLE probe (k INTEGER PRIMARY KEY)") }
+            let error = await #expect(throws: DatabaseError.self) {
+                try await database.write { connection in
+                    try connection.execute("INSERT INTO probe (k) VALUES (1)")
+                    try Self.terminate(connection, through: uri)
+                    _ = try? connection.execute("INSERT INTO probe (k) VALUES (2)")
+                    try connection.execute("INSERT INTO probe (k) VALUES (3)")
+                }
+            }
+            let unavailable = try #require(error.flatMap { DatabaseUnavailable($0) })
+            let problem = ProblemMiddleware.problem(for: unavailable)
+            #expect(problem.status.code == 503 && problem.code == "database_unavailable" && problem.headers[.retryAfter] == "1")
+            try await database.write { try $0.execute("INSERT INTO probe (k) VALUES (5)") }
+            let keys = try await database.read { try $0.query("SELECT k FROM probe ORDER BY k").map { try $0.int("k") } }
+            #expect(keys == [5])
+        }
+    }
+
+    @Test("only a lost or closed database is unavailable; a failed statement stays the hub's own failure")
+    func unavailableKinds() {
+        #expect(DatabaseUnavailable(DatabaseError(.connection, "gone")) != nil)
+        #expect(DatabaseUnavailable(DatabaseError(.closed, "closed")) != nil)
+        #expect(DatabaseUnavailable(DatabaseError(.query, "syntax error")) == nil)
+        #expect(DatabaseUnavailable(DatabaseError(.constraint, "duplicate key")) == nil)
+        #expect(PostgresConnection.isServerGoingAway("57P01") && PostgresConnection.isServerGoingAway("08006"))
+        #expect(!PostgresConnection.isServerGoingAway("23505") && !PostgresConnection.isServerGoingAway(nil))
+    }
+
+    @Test("COMMIT, ROLLBACK, END and ABORT end a transaction; ROLLBACK TO SAVEPOINT does not")
+    func transactionEnds() {
+        for sql in ["COMMIT", "rollback", "END", "ABORT", "COMMIT;", "ROLLBACK TRANSACTION"] {
+            #expect(PostgresConnection.endsTransaction(sql), "\(sql)")
+        }
+        for sql in ["ROLLBACK TO SAVEPOINT unit_1", "BEGIN", "RELEASE SAVEPOINT unit_1", "SELECT 1", "COMMITTED"] {
+            #expect(!PostgresConnection.endsTransaction(sql), "\(sql)")
+        }
+    }
+
+    /// Ends `connection`'s session from a second one and waits until the server has let it go.
+    /// Runs on the database worker's thread, where blocking is allowed.
+    private static func terminate(_ connection: any SQLConnection, through uri: String) throws {
+        guard let pid = try connection.queryFirst("SELECT pg_backend_pid() AS pid")?.int("pid") else {
+            throw DatabaseError(.query, "no backend pid")
+        }
+        let other = try PostgresConnection(url: uri)
+        _ = try other.query("SELECT pg_terminate_backend(\(pid))")
+        for _ in 0..<100 {
+            if try other.queryFirst("SELECT count(*) AS n FROM pg_stat_activity WHERE pid = \(pid)")?.int("n") == 0 { return }
+            usleep(20_000)
+        }
+        throw DatabaseError(.query, "the session \(pid) outlived pg_terminate_backend")
+    }
+}
