@@ -5,7 +5,9 @@
 # <Bytes>-wrapped), substrate-interface derives a custodial wallet's key from the hub's mnemonic
 # and signs in with it, scalecodec writes and reads SS58 (tools/substrate/signin_check.py); then
 # DID changes: scalecodec decodes each stored PeaqDid extrinsic with the same runtime metadata and
-# py-sr25519-bindings verifies its signature (tools/substrate/did_check.py).
+# py-sr25519-bindings verifies its signature (tools/substrate/did_check.py); then sensors: the
+# device's signed multipart uploads written from docs/substrate-sensors.md alone, with Python's
+# blake2b and py-sr25519-bindings (tools/substrate/sensor_check.py).
 # Usage: scripts/substrate-signin-test.sh
 set -euo pipefail
 
@@ -44,7 +46,8 @@ cat >"$work/plugins.json" <<JSON
 JSON
 serve_sqlite_hubd "$work" "$work/plugins.json"
 
-if ! "$venv/bin/python" tools/substrate/signin_check.py "$base" || ! "$venv/bin/python" tools/substrate/did_check.py "$base" "$metadata"; then
+if ! "$venv/bin/python" tools/substrate/signin_check.py "$base" || ! "$venv/bin/python" tools/substrate/did_check.py "$base" "$metadata" \
+    || ! "$venv/bin/python" tools/substrate/sensor_check.py "$base"; then
     say "server log (last 40 lines):"
     tail -n 40 "$work/hubd.log" >&2 || true
     die "FAILED"

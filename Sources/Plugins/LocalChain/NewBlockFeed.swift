@@ -1,6 +1,7 @@
 import ChainKit
 import Foundation
 import HubKernel
+import Logging
 import ServiceLifecycle
 import Synchronization
 

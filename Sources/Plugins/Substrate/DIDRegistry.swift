@@ -69,97 +69,128 @@ struct DIDRegistry: Sendable {
             guard let wallet = try SubstrateWallets.wallet(account, on: connection, forUpdate: true), wallet.userID == user else {
                 throw SubstrateError.attributeAuthorizationFailed()
             }
-            let existing = try connection.queryFirst(
-                "SELECT " + DIDAttribute.columns
-                    + " FROM substrate_did_attributes WHERE did_account = \(account) AND name = \(change.name)"
-                    + SQL.forUpdate(connection.dialect)
-            ).map(DIDAttribute.init)
-            switch change.kind {
-            case .addAttribute:
-                if existing != nil { throw SubstrateError.attributeAlreadyExist() }
-            case .updateAttribute, .removeAttribute, .readAttribute:
-                guard let existing else { throw SubstrateError.attributeNotFound() }
-                guard existing.owner == account else { throw SubstrateError.attributeAuthorizationFailed() }
+            // Signed with the wallet's own key, derived as the wallet was made: the DID's holder
+            // is the extrinsic's origin.
+            let written = try apply(change, account: account, signer: account, in: unit) {
+                guard wallet.kind == .custodial,
+                    let sealed = try connection.queryFirst("SELECT sealed_secret FROM substrate_wallets WHERE public_key = \(account)")?
+                        .optionalBytes("sealed_secret")
+                else { throw SubstrateError.custodialKeyRequired() }
+                let entropy = try secrets.open(sealed, publicKey: account, address: try SS58.encode(account, prefix: prefix))
+                return try Sr25519.keyPair(miniSecret: BIP39.substrateMiniSecret(entropy: entropy))
             }
-            let validity: UInt64
-            if let validFor = change.validFor {
-                validity = Self.block(at: unit.now) + UInt64(validFor)
-                guard validity <= UInt64(UInt32.max) else { throw SubstrateError.maxBlockNumberExceeded() }
-            } else {
-                validity = UInt64(UInt32.max)
-            }
-            guard wallet.kind == .custodial,
-                let sealed = try connection.queryFirst("SELECT sealed_secret FROM substrate_wallets WHERE public_key = \(account)")?
-                    .optionalBytes("sealed_secret")
-            else { throw SubstrateError.custodialKeyRequired() }
-
-            // Sign with the wallet's key, derived as the wallet was made, and check the result.
-            let address = try SS58.encode(account, prefix: prefix)
-            let entropy = try secrets.open(sealed, publicKey: account, address: address)
-            let keyPair = try Sr25519.keyPair(miniSecret: BIP39.substrateMiniSecret(entropy: entropy))
-            guard keyPair.publicKey == account else { throw SubstrateError.keyUnavailable(address) }
-            let nonce = try connection.queryFirst("SELECT count(*) AS n FROM substrate_did_proofs WHERE signer = \(account)")?.int("n") ?? 0
-            let call = DIDCall(kind: change.kind, didAccount: account, name: change.name, value: change.value, validFor: change.validFor)
-            let extrinsic = try chain.sign(call, keyPair: keyPair, nonce: UInt64(nonce))
-            let verified = try chain.verify(extrinsic.bytes)
-            guard verified.call == (try chain.call(call)), verified.signer == account else {
-                throw DIDProofError(message: "the signed proof does not read back as its call")
-            }
-            let proof = DIDProof(hash: verified.hash, call: change.kind.rawValue, signer: account, nonce: UInt64(nonce), extrinsic: extrinsic.bytes)
-            try connection.execute(
-                """
-                INSERT INTO substrate_did_proofs (hash, did_account, name, call, signer, nonce, extrinsic, created_at) \
-                VALUES (\(proof.hash), \(account), \(change.name), \(proof.call), \(account), \(nonce), \(proof.extrinsic), \(unit.now))
-                """
-            )
-            let createdMilliseconds = Int64(unit.now.nanoseconds / 1_000_000)
-            switch change.kind {
-            case .addAttribute:
-                try connection.execute(
-                    """
-                    INSERT INTO substrate_did_attributes (did_account, name, value, validity, created, owner, updated_at, proof_hash) \
-                    VALUES (\(account), \(change.name), \(change.value ?? []), \(Int64(validity)), \(createdMilliseconds), \(account), \
-                    \(unit.now), \(proof.hash))
-                    """
-                )
-            case .updateAttribute:
-                try connection.execute(
-                    """
-                    UPDATE substrate_did_attributes SET value = \(change.value ?? []), validity = \(Int64(validity)), \
-                    updated_at = \(unit.now), proof_hash = \(proof.hash) WHERE did_account = \(account) AND name = \(change.name)
-                    """
-                )
-            case .removeAttribute, .readAttribute:
-                try connection.execute("DELETE FROM substrate_did_attributes WHERE did_account = \(account) AND name = \(change.name)")
-            }
-            let shownProof = DIDProofRepresentation(proof)
-            let reply: HTTPReply
-            switch change.kind {
-            case .addAttribute, .updateAttribute:
-                let attribute = DIDAttribute(
-                    didAccount: account,
-                    name: change.name,
-                    value: change.value ?? [],
-                    validity: validity,
-                    created: existing?.created ?? UInt64(createdMilliseconds),
-                    owner: account,
-                    updatedAt: unit.now,
-                    proofHash: proof.hash
-                )
-                let shown = DIDAttributeRepresentation(attribute, did: did, currentBlock: Self.block(at: unit.now), proof: shownProof)
-                let added = change.kind == .addAttribute
-                try unit.emit(added ? SubstrateEvents.didAttributeAdded : SubstrateEvents.didAttributeUpdated, subject: did, data: shown)
-                reply = try .json(
+            switch written {
+            case .written(let shown, let added):
+                return try .json(
                     shown,
                     status: added ? .created : .ok,
                     location: added ? "/v1/rails/substrate/dids/\(did)/attributes/\(shown.urlName)" : nil
                 )
-            case .removeAttribute, .readAttribute:
-                let removed = DIDRemovalRepresentation(did: did, name: String(decoding: change.name, as: UTF8.self), proof: shownProof)
-                try unit.emit(SubstrateEvents.didAttributeRemoved, subject: did, data: removed)
-                reply = try .json(removed)
+            case .removed(let removed):
+                return try .json(removed)
             }
-            return reply
+        }
+    }
+
+    /// What ``apply(_:account:signer:in:keyPair:)`` wrote.
+    enum Written: Sendable {
+        case written(DIDAttributeRepresentation, added: Bool)
+        case removed(DIDRemovalRepresentation)
+    }
+
+    /// Checks `change` to the DID of `account` against the pallet's rules, signs it with the key
+    /// of `signer` (the extrinsic's origin, so the attribute's owner) and records it in `unit`:
+    /// the proof, the attribute and the `substrate.did.attribute_*` event. The caller has
+    /// authorised the change, checked the name and locked the signer's row (its nonces count its
+    /// proofs); `keyPair` runs only once the rules pass, so a refusal opens no secret. Other
+    /// units of the rail (sensors) write their DIDs through here too.
+    func apply(
+        _ change: Change,
+        account: [UInt8],
+        signer: [UInt8],
+        in unit: UnitOfWork,
+        keyPair makeKeyPair: () throws -> Sr25519.KeyPair
+    ) throws -> Written {
+        let connection = unit.connection
+        let did = try did(account)
+        let existing = try connection.queryFirst(
+            "SELECT " + DIDAttribute.columns
+                + " FROM substrate_did_attributes WHERE did_account = \(account) AND name = \(change.name)"
+                + SQL.forUpdate(connection.dialect)
+        ).map(DIDAttribute.init)
+        switch change.kind {
+        case .addAttribute:
+            if existing != nil { throw SubstrateError.attributeAlreadyExist() }
+        case .updateAttribute, .removeAttribute, .readAttribute:
+            guard let existing else { throw SubstrateError.attributeNotFound() }
+            guard existing.owner == signer else { throw SubstrateError.attributeAuthorizationFailed() }
+        }
+        let validity: UInt64
+        if let validFor = change.validFor {
+            validity = Self.block(at: unit.now) + UInt64(validFor)
+            guard validity <= UInt64(UInt32.max) else { throw SubstrateError.maxBlockNumberExceeded() }
+        } else {
+            validity = UInt64(UInt32.max)
+        }
+
+        // Sign, and check the result reads back as the call.
+        let keyPair = try makeKeyPair()
+        guard keyPair.publicKey == signer else { throw SubstrateError.keyUnavailable(try SS58.encode(signer, prefix: ss58Prefix)) }
+        let nonce = try connection.queryFirst("SELECT count(*) AS n FROM substrate_did_proofs WHERE signer = \(signer)")?.int("n") ?? 0
+        let call = DIDCall(kind: change.kind, didAccount: account, name: change.name, value: change.value, validFor: change.validFor)
+        let extrinsic = try chain.sign(call, keyPair: keyPair, nonce: UInt64(nonce))
+        let verified = try chain.verify(extrinsic.bytes)
+        guard verified.call == (try chain.call(call)), verified.signer == signer else {
+            throw DIDProofError(message: "the signed proof does not read back as its call")
+        }
+        let proof = DIDProof(hash: verified.hash, call: change.kind.rawValue, signer: signer, nonce: UInt64(nonce), extrinsic: extrinsic.bytes)
+        try connection.execute(
+            """
+            INSERT INTO substrate_did_proofs (hash, did_account, name, call, signer, nonce, extrinsic, created_at) \
+            VALUES (\(proof.hash), \(account), \(change.name), \(proof.call), \(signer), \(nonce), \(proof.extrinsic), \(unit.now))
+            """
+        )
+        let createdMilliseconds = Int64(unit.now.nanoseconds / 1_000_000)
+        switch change.kind {
+        case .addAttribute:
+            try connection.execute(
+                """
+                INSERT INTO substrate_did_attributes (did_account, name, value, validity, created, owner, updated_at, proof_hash) \
+                VALUES (\(account), \(change.name), \(change.value ?? []), \(Int64(validity)), \(createdMilliseconds), \(signer), \
+                \(unit.now), \(proof.hash))
+                """
+            )
+        case .updateAttribute:
+            try connection.execute(
+                """
+                UPDATE substrate_did_attributes SET value = \(change.value ?? []), validity = \(Int64(validity)), \
+                updated_at = \(unit.now), proof_hash = \(proof.hash) WHERE did_account = \(account) AND name = \(change.name)
+                """
+            )
+        case .removeAttribute, .readAttribute:
+            try connection.execute("DELETE FROM substrate_did_attributes WHERE did_account = \(account) AND name = \(change.name)")
+        }
+        let shownProof = DIDProofRepresentation(proof)
+        switch change.kind {
+        case .addAttribute, .updateAttribute:
+            let attribute = DIDAttribute(
+                didAccount: account,
+                name: change.name,
+                value: change.value ?? [],
+                validity: validity,
+                created: existing?.created ?? UInt64(createdMilliseconds),
+                owner: signer,
+                updatedAt: unit.now,
+                proofHash: proof.hash
+            )
+            let shown = DIDAttributeRepresentation(attribute, did: did, currentBlock: Self.block(at: unit.now), proof: shownProof)
+            let added = change.kind == .addAttribute
+            try unit.emit(added ? SubstrateEvents.didAttributeAdded : SubstrateEvents.didAttributeUpdated, subject: did, data: shown)
+            return .written(shown, added: added)
+        case .removeAttribute, .readAttribute:
+            let removed = DIDRemovalRepresentation(did: did, name: String(decoding: change.name, as: UTF8.self), proof: shownProof)
+            try unit.emit(SubstrateEvents.didAttributeRemoved, subject: did, data: removed)
+            return .removed(removed)
         }
     }
 
@@ -168,16 +199,21 @@ struct DIDRegistry: Sendable {
     func attributes(of did: String, name: [UInt8]?) async throws -> [DIDAttributeRepresentation] {
         let account = try Self.account(ofDID: did)
         if let name { try Self.checkName(name) }
-        let shownDID = try self.did(account)
-        let rows = try await context.database.read { connection in
-            var filter: SQL = ""
-            if let name { filter = " AND a.name = \(name)" }
-            return try connection.query(
-                "SELECT " + DIDAttribute.joinedColumns
-                    + " FROM substrate_did_attributes a JOIN substrate_did_proofs p ON p.hash = a.proof_hash WHERE a.did_account = \(account)"
-                    + filter + " ORDER BY a.name"
-            ).map { row in (try DIDAttribute(row), try DIDProof(row)) }
-        }
+        let registry = self
+        return try await context.database.read { connection in try registry.attributes(of: account, name: name, on: connection) }
+    }
+
+    /// The attributes of the DID of `account` as read on `connection` (in a read, or in a unit
+    /// that is changing them).
+    func attributes(of account: [UInt8], name: [UInt8]?, on connection: any SQLConnection) throws -> [DIDAttributeRepresentation] {
+        let shownDID = try did(account)
+        var filter: SQL = ""
+        if let name { filter = " AND a.name = \(name)" }
+        let rows = try connection.query(
+            "SELECT " + DIDAttribute.joinedColumns
+                + " FROM substrate_did_attributes a JOIN substrate_did_proofs p ON p.hash = a.proof_hash WHERE a.did_account = \(account)"
+                + filter + " ORDER BY a.name"
+        ).map { row in (try DIDAttribute(row), try DIDProof(row)) }
         let block = Self.block(at: context.clock.now())
         return rows.map { DIDAttributeRepresentation($0.0, did: shownDID, currentBlock: block, proof: DIDProofRepresentation($0.1)) }
     }

@@ -4,7 +4,8 @@ public import HubKernel
 ///
 /// ```json
 /// { "id": "substrate", "config": { "ss58_prefix": 42, "chain": "peaq", "metadata_file": "peaq.scale",
-///   "dataunion_compatible": false } }
+///   "dataunion_compatible": false,
+///   "sensor_max_upload_bytes": 4194304, "sensor_upload_types": ["application/json", "image/jpeg"] } }
 /// ```
 public struct SubstrateConfiguration: Sendable, Equatable {
     /// The SS58 network prefix addresses are answered in (42, generic Substrate, is what every
@@ -21,6 +22,13 @@ public struct SubstrateConfiguration: Sendable, Equatable {
     /// DataUnion's login routes for the Brainstem app under `/dataunion` (off by default): its
     /// wallets sign a bare number, which names no site (``DataUnionController``).
     public var dataUnionCompatible = false
+    /// The largest file a sensor uploads (`sensor_max_upload_bytes`), 4 MiB unless set, at most
+    /// 64 MiB: an upload is held in memory while it is checked.
+    public var sensorMaxUploadBytes = SensorUploadLimits.defaultMaxBytes
+    /// The content types sensors upload (`sensor_upload_types`), lower-case `type/subtype`.
+    public var sensorUploadTypes = SensorUploadLimits.defaultTypes
+
+    var sensorUploadLimits: SensorUploadLimits { SensorUploadLimits(maxBytes: sensorMaxUploadBytes, types: sensorUploadTypes) }
 
     public init() {}
 
@@ -50,6 +58,18 @@ public struct SubstrateConfiguration: Sendable, Equatable {
             metadataFile = file
         }
         dataUnionCompatible = raw.dataunionCompatible ?? false
+        if let bytes = raw.sensorMaxUploadBytes {
+            guard (1...SensorUploadLimits.largestMaxBytes).contains(bytes) else {
+                throw PluginConfigError(field: "sensor_max_upload_bytes", message: "1 to \(SensorUploadLimits.largestMaxBytes) bytes, got \(bytes)")
+            }
+            sensorMaxUploadBytes = bytes
+        }
+        if let types = raw.sensorUploadTypes {
+            guard !types.isEmpty, types.allSatisfy(SensorUploadMessage.isContentType) else {
+                throw PluginConfigError(field: "sensor_upload_types", message: "a list of lower-case type/subtype content types")
+            }
+            sensorUploadTypes = types
+        }
     }
 
     private struct Raw: Decodable {
@@ -57,8 +77,12 @@ public struct SubstrateConfiguration: Sendable, Equatable {
         var chain: String?
         var metadataFile: String?
         var dataunionCompatible: Bool?
+        var sensorMaxUploadBytes: Int?
+        var sensorUploadTypes: [String]?
 
-        static let knownKeys: Set<String> = ["ss58_prefix", "chain", "metadata_file", "dataunion_compatible"]
+        static let knownKeys: Set<String> = [
+            "ss58_prefix", "chain", "metadata_file", "dataunion_compatible", "sensor_max_upload_bytes", "sensor_upload_types",
+        ]
     }
 }
 

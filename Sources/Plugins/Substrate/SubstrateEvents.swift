@@ -14,5 +14,15 @@ enum SubstrateEvents {
     static let didAttributeUpdated = "substrate.did.attribute_updated"
     static let didAttributeRemoved = "substrate.did.attribute_removed"
 
-    static let all = [walletCreated, walletRegistered, didAttributeAdded, didAttributeUpdated, didAttributeRemoved]
+    /// Sensors: `subject` is the sensor's DID. Registered and revoked carry the sensor, uploaded
+    /// the upload (without its content), anchored the upload and the DID attribute holding its hash.
+    static let sensorRegistered = "substrate.sensor.registered"
+    static let sensorUploaded = "substrate.sensor.uploaded"
+    static let sensorRevoked = "substrate.sensor.revoked"
+    static let sensorAnchored = "substrate.sensor.anchored"
+
+    static let all = [
+        walletCreated, walletRegistered, didAttributeAdded, didAttributeUpdated, didAttributeRemoved,
+        sensorRegistered, sensorUploaded, sensorRevoked, sensorAnchored,
+    ]
 }

@@ -3,7 +3,7 @@ import HubKernel
 /// The rail's tables (migration group `substrate`). Final once released: a change is a new
 /// migration appended to the list.
 enum SubstrateMigrations {
-    static let all: [Migration] = [wallets, didAttributes]
+    static let all: [Migration] = [wallets, didAttributes, sensors]
 
     /// Wallets: one row per address (its 32-byte public key), one user each. `sealed_secret` is
     /// the mnemonic's entropy of a custodial wallet sealed under the rail's data key
@@ -53,6 +53,45 @@ enum SubstrateMigrations {
             );
             CREATE UNIQUE INDEX substrate_did_proofs_nonce ON substrate_did_proofs (signer, nonce);
             CREATE INDEX substrate_did_proofs_did ON substrate_did_proofs (did_account, created_at);
+            """
+    )
+
+    /// Sensors (``SensorRegistry``): one row per key, one owner each; `sealed_secret` is the
+    /// entropy of a key the hub made, sealed like a custodial wallet's, NULL for a key the
+    /// sensor brought. `counter` is the last accepted upload's. Uploads are kept zstd-compressed
+    /// (`content`) under the sensor and their counter, with the blake2b-256 of the content and
+    /// the sensor's signature; revoking a sensor keeps them.
+    static let sensors = Migration(
+        "003_sensors",
+        portable: """
+            CREATE TABLE substrate_sensors (
+                public_key {bytes} PRIMARY KEY,
+                user_id TEXT NOT NULL,
+                name TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('custodial', 'external')),
+                sealed_secret {bytes},
+                counter {bigint} NOT NULL,
+                uploads {bigint} NOT NULL,
+                last_upload_at {bigint},
+                revoked_at {bigint},
+                created_at {bigint} NOT NULL
+            );
+            CREATE INDEX substrate_sensors_user ON substrate_sensors (user_id, created_at);
+            CREATE TABLE substrate_sensor_uploads (
+                sensor {bytes} NOT NULL,
+                counter {bigint} NOT NULL,
+                hash {bytes} NOT NULL,
+                content_type TEXT NOT NULL,
+                file_name TEXT,
+                size {bigint} NOT NULL,
+                stored_size {bigint} NOT NULL,
+                content {bytes} NOT NULL,
+                signature {bytes} NOT NULL,
+                created_at {bigint} NOT NULL,
+                PRIMARY KEY (sensor, counter)
+            );
+            CREATE INDEX substrate_sensor_uploads_hash ON substrate_sensor_uploads (sensor, hash);
+            CREATE INDEX substrate_sensor_uploads_time ON substrate_sensor_uploads (created_at);
             """
     )
 }

@@ -10,7 +10,8 @@ public import ServiceLifecycle
 /// hub from a BIP39 mnemonic, secret sealed by ``WalletSecrets``) or external (proven by a signed
 /// challenge) (``SubstrateWallets``, ``WalletsController``); peaq DIDs with attributes in the hub's
 /// own registry, every change a signed `PeaqDid` extrinsic kept as its proof (``DIDRegistry``,
-/// ``DIDsController``, ``DIDChain``). Offline: it needs no node.
+/// ``DIDsController``, ``DIDChain``); sensors with their DIDs and signed uploads
+/// (``SensorRegistry``, ``SensorsController``). Offline: it needs no node.
 public struct SubstratePlugin: RailPlugin {
     public static let id = "substrate"
     public static let eventTypes = SubstrateEvents.all
@@ -19,6 +20,7 @@ public struct SubstratePlugin: RailPlugin {
     let configuration: SubstrateConfiguration
     let wallets: SubstrateWallets
     let dids: DIDRegistry
+    let sensors: SensorRegistry
 
     public init(context: PluginContext, config: PluginConfig) throws {
         self.context = context
@@ -42,6 +44,13 @@ public struct SubstratePlugin: RailPlugin {
             throw PluginConfigError(field: "metadata_file", message: "not runtime metadata: \(error)")
         }
         dids = DIDRegistry(context: context, secrets: secrets, ss58Prefix: configuration.ss58Prefix, chain: chain)
+        sensors = SensorRegistry(
+            context: context,
+            secrets: secrets,
+            dids: dids,
+            ss58Prefix: configuration.ss58Prefix,
+            limits: configuration.sensorUploadLimits
+        )
         for algorithm in SubstrateSignatureVerifier.Algorithm.allCases {
             context.identity.wallets.schemes.register(
                 SubstrateSignatureVerifier(algorithm: algorithm, ss58Prefix: configuration.ss58Prefix, chain: configuration.chain)
@@ -54,6 +63,7 @@ public struct SubstratePlugin: RailPlugin {
     public func addRoutes(to group: RouterGroup<HubRequestContext>) {
         WalletsController(wallets: wallets, identity: context.identity).addRoutes(to: group)
         DIDsController(registry: dids).addRoutes(to: group)
+        SensorsController(sensors: sensors).addRoutes(to: group)
         if configuration.dataUnionCompatible {
             let limit = RateLimitMiddleware(limiter: RateLimiter(), bucket: "substrate-dataunion", rule: .authentication)
             DataUnionController(identity: context.identity, limit: limit).addRoutes(to: group)
@@ -66,8 +76,11 @@ public struct SubstratePlugin: RailPlugin {
         AdminPanel(
             title: "Substrate / peaq",
             summary:
-                "Your Substrate wallets: custodial ones the hub made (sr25519, secret sealed at rest) and external ones you proved you hold. Sign in with a Substrate wallet through /v1/auth/wallet (schemes sr25519 and ed25519). Your peaq DIDs (did:peaq:<address>) and their attributes, each change a signed PeaqDid extrinsic kept as its proof.",
-            links: [AdminPanel.Link(title: "My wallets (JSON)", path: "/wallets"), AdminPanel.Link(title: "My DIDs (JSON)", path: "/dids")],
+                "Your Substrate wallets: custodial ones the hub made (sr25519, secret sealed at rest) and external ones you proved you hold. Sign in with a Substrate wallet through /v1/auth/wallet (schemes sr25519 and ed25519). Your peaq DIDs (did:peaq:<address>) and their attributes, each change a signed PeaqDid extrinsic kept as its proof. Your sensors, each with its DID, and their latest uploads (signed by the sensor, kept zstd-compressed under their blake2b-256 hash).",
+            links: [
+                AdminPanel.Link(title: "My wallets (JSON)", path: "/wallets"), AdminPanel.Link(title: "My DIDs (JSON)", path: "/dids"),
+                AdminPanel.Link(title: "My sensors (JSON)", path: "/sensors"),
+            ],
             lists: [
                 AdminPanel.List(
                     id: "wallets",
@@ -88,6 +101,28 @@ public struct SubstratePlugin: RailPlugin {
                         .init("attributes", title: "Attributes"),
                     ],
                     detail: AdminPanel.Detail(path: "/dids/{did}", fields: [.init("did", title: "DID")])
+                ),
+                AdminPanel.List(
+                    id: "sensors",
+                    title: "My sensors",
+                    path: "/sensors",
+                    columns: [
+                        .init("address", title: "Sensor", kind: .link), .init("name", title: "Name"), .init("status", title: "Status", kind: .status),
+                        .init("uploads", title: "Uploads"), .init("last_upload_at", title: "Last upload", kind: .time),
+                    ],
+                    detail: AdminPanel.Detail(
+                        path: "/sensors/{address}",
+                        fields: [.init("did", title: "DID"), .init("kind", title: "Key"), .init("counter", title: "Last counter")]
+                    )
+                ),
+                AdminPanel.List(
+                    id: "sensor-uploads",
+                    title: "Latest sensor uploads",
+                    path: "/sensor-uploads",
+                    columns: [
+                        .init("sensor", title: "Sensor"), .init("hash", title: "Content hash"), .init("content_type", title: "Type"),
+                        .init("size", title: "Bytes"), .init("created_at", title: "Uploaded", kind: .time),
+                    ]
                 ),
             ]
         )

@@ -85,7 +85,7 @@ struct SubstrateWallets: Sendable {
 extension PluginContext {
     /// ``respond(_:)`` answering with the `HTTPReply` itself, so a `no-store` reply keeps its
     /// `Cache-Control` header.
-    fileprivate func respondReply(_ body: @escaping @Sendable (UnitOfWork) throws -> HTTPReply) async throws -> HTTPReply {
+    func respondReply(_ body: @escaping @Sendable (UnitOfWork) throws -> HTTPReply) async throws -> HTTPReply {
         try await write { unit in
             let reply = try body(unit)
             try unit.answer(reply)
