@@ -176,6 +176,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The hub's one HTTP server also upgrades WebSocket routes (the chains' eth_subscribe).
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                // HTTPServerBuilder, the type of the server buildServer(router:) answers.
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),

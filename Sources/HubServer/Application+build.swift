@@ -2,6 +2,7 @@ import Foundation
 import HubConsole
 public import HubKernel
 public import Hummingbird
+public import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore

@@ -174,7 +174,7 @@ struct LocalChainWebSocketTests {
         defer { try? FileManager.default.removeItem(atPath: (keyFile as NSString).deletingLastPathComponent) }
         let chainID: UInt64 = 5_302
         try await withDatabase(on: backend) { database in
-            func hub(sealTickMs: Int) throws -> Hub {
+            @Sendable func hub(sealTickMs: Int) throws -> Hub {
                 try HubAssembly.make(
                     database: database,
                     pluginsFile: PluginsFile(entries: [localChainEntry(keyFile: keyFile, sealTickMs: sealTickMs)], path: "test-plugins.json"),
