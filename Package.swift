@@ -70,6 +70,8 @@ let package = Package(
                 "COpenSSL",
                 "CCurl",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // The request context serves WebSocket upgrades too (a rail's `group.ws(...)` route).
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -172,6 +174,10 @@ let package = Package(
                 "HubSubstrate",
                 "HubConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // The hub's one HTTP server also upgrades WebSocket routes (the chains' eth_subscribe).
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                // HTTPServerBuilder, the type of the server buildServer(router:) answers.
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -333,6 +339,8 @@ let package = Package(
                 "HubServerTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // A WebSocket client for eth_subscribe on the hub's own port.
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

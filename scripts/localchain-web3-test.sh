@@ -3,7 +3,9 @@
 # `hubd serve` on a throwaway SQLite database with the localchain rail enabled, creates an admin,
 # and runs tools/localchain/web3_check.py (web3.py + eth-account from the pinned
 # tools/localchain/requirements.txt, in a venv under .build-localchain/): payments, then an ERC-20
-# compiled by the pinned vyper (tools/localchain/contracts, re-checked here) deployed and used.
+# compiled by the pinned vyper (tools/localchain/contracts, re-checked here) deployed and used,
+# its events read through eth_getLogs, a log filter and eth_subscribe (web3.py's WebSocketProvider
+# on the API's port).
 # Usage: scripts/localchain-web3-test.sh
 # Exits non-zero when a check fails. If PyPI cannot be reached to build the venv, it says so and
 # fails (the test is the only live check of wallet compatibility; skipping silently would hide it).

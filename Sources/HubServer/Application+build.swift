@@ -2,6 +2,8 @@ import Foundation
 import HubConsole
 public import HubKernel
 public import Hummingbird
+public import HummingbirdCore
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import Prometheus
@@ -15,13 +17,25 @@ public func buildApplication(
     hub: Hub,
     onListening: @escaping @Sendable () async -> Void = {}
 ) -> some ApplicationProtocol {
-    Application(
-        router: buildRouter(hub: hub),
+    let router = buildRouter(hub: hub)
+    return Application(
+        router: router,
+        server: buildServer(router: router),
         configuration: .init(address: .hostname(configuration.listenHost, port: configuration.listenPort), serverName: "hubd"),
         services: hub.services,
         onServerRunning: { _ in await onListening() },
         logger: hub.logger
     )
+}
+
+/// The hub's HTTP/1.1 server. A request asking to upgrade to a WebSocket passes through `router`
+/// too, middleware and all, and is upgraded when it reaches a `ws` route (a chain's
+/// `GET …/chains/{id}/rpc`, for `eth_subscribe`); any other is answered 400. One port serves both,
+/// so a dapp needs one URL and the kernel's middleware sees every connection.
+public func buildServer(router: Router<HubRequestContext>) -> HTTPServerBuilder {
+    // A frame from a client carries a JSON-RPC request (a batch at most): as large as a JSON body
+    // may be (1 MiB). Pings every 30 s find peers that went away without closing.
+    .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 20)))
 }
 
 /// The routes and the middleware every request passes, outermost first: metrics (counts what the

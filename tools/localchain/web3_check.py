@@ -10,6 +10,7 @@ everything else goes through the standard client libraries with no special-casin
 with a message on the first failed check.
 """
 
+import asyncio
 import json
 import sys
 import time
@@ -23,7 +24,7 @@ from eth_utils import keccak, to_checksum_address
 from hexbytes import HexBytes
 from web3.exceptions import ContractLogicError
 from trie import HexaryTrie
-from web3 import Web3
+from web3 import AsyncWeb3, Web3, WebSocketProvider
 from web3.exceptions import Web3RPCError
 
 
@@ -173,6 +174,73 @@ def check_contracts(w3, chain_id, alice, bob):
     return token
 
 
+def plain(value):
+    """A JSON-RPC value in one comparable form, whether web3 formatted it or not: lowercase 0x hex
+    for quantities (the hub writes them without leading zeros), bytes, hashes and addresses."""
+    if isinstance(value, (bytes, bytearray)):
+        return "0x" + bytes(value).hex()
+    if isinstance(value, int) and not isinstance(value, bool):
+        return hex(value)
+    if isinstance(value, str) and value.startswith("0x"):
+        return value.lower()
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def plain_log(entry):
+    return {key: plain(entry[key]) for key in
+            ("address", "topics", "data", "blockNumber", "blockHash", "transactionHash", "transactionIndex", "logIndex", "removed")}
+
+
+async def check_subscriptions(ws_url, w3, chain_id, token, alice, bob):
+    """eth_subscribe through web3.py's WebSocketProvider on the hub's own port (GET of the JSON-RPC
+    path, upgraded): newHeads and the token's Transfer logs, for a transfer sent on the socket,
+    match what eth_getBlockByNumber, eth_getLogs and a log filter (over HTTP) say of it."""
+    transfers = token.events.Transfer.create_filter(from_block="latest")
+    async with AsyncWeb3(WebSocketProvider(ws_url)) as socket:
+        check(await socket.eth.chain_id == chain_id, "eth_chainId over the WebSocket")
+        heads = await socket.eth.subscribe("newHeads")
+        topic = "0x" + keccak(text="Transfer(address,address,uint256)").hex()
+        logs = await socket.eth.subscribe("logs", {"address": token.address, "topics": [topic]})
+        check(heads != logs, "two subscriptions share an id")
+        try:
+            await socket.eth.subscribe("newPendingTransactions")
+            fail("a subscription type the hub does not offer was accepted")
+        except Web3RPCError as error:
+            check("unknown subscription type" in str(error), f"an unknown subscription type: {error}")
+        data = token.functions.transfer(bob.address, 7)._encode_transaction_data()
+        nonce = await socket.eth.get_transaction_count(alice.address, "pending")
+        signed = Account.sign_transaction({"to": token.address, "data": data, "nonce": nonce, "gas": 200000, "gasPrice": 0,
+                                           "chainId": chain_id, "value": 0}, alice.key)
+        tx_hash = await socket.eth.send_raw_transaction(signed.raw_transaction)
+        seen_heads, seen_logs = {}, []
+
+        async def read():
+            async for message in socket.socket.process_subscriptions():
+                result = message["result"]
+                if message["subscription"] == heads:
+                    seen_heads[plain(result["number"])] = result
+                elif message["subscription"] == logs:
+                    seen_logs.append(result)
+                if seen_logs and plain(seen_logs[0]["blockNumber"]) in seen_heads:
+                    return
+
+        await asyncio.wait_for(read(), 20)
+        log = seen_logs[0]
+        check(plain(log["transactionHash"]) == plain(tx_hash), f"the logs notification names another transaction: {log}")
+        number = plain(log["blockNumber"])
+        check([plain_log(e) for e in w3.eth.get_logs({"fromBlock": number, "toBlock": number, "address": token.address})]
+              == [plain_log(log)], f"the logs notification {log} is not what eth_getLogs finds")
+        check([plain_log(e) for e in transfers.get_new_entries()] == [plain_log(log)], "the log filter disagrees with the notification")
+        header, block = seen_heads[number], w3.eth.get_block(int(number, 16))
+        for key in ("hash", "parentHash", "number", "timestamp", "stateRoot", "receiptsRoot", "transactionsRoot", "logsBloom", "miner",
+                    "gasUsed", "gasLimit", "extraData"):
+            check(plain(header[key]) == plain(block[key]), f"newHeads' {key} is {header[key]}, eth_getBlockByNumber's {block[key]}")
+        check(await socket.eth.unsubscribe(heads) is True and await socket.eth.unsubscribe(logs) is True, "eth_unsubscribe")
+    return int(number, 16)
+
+
 def check_proofs(w3, addresses):
     """eth_getProof (EIP-1186) answers, verified with py-trie against the head's state root: each
     account's proof gives its RLP account, each storage proof its slot's value (or its absence)."""
@@ -312,7 +380,9 @@ def main(base, token, chain_id):
             check(what in str(error), f"the refusal says {error}, expected '{what}'")
     check(w3.eth.get_balance(alice.address) == 2 * 10**18, "a refused transaction changed a balance")
 
-    check_contracts(w3, chain_id, alice, bob)
+    token = check_contracts(w3, chain_id, alice, bob)
+    ws_url = base.replace("http://", "ws://", 1) + chain["rpc_path"]
+    notified = asyncio.run(check_subscriptions(ws_url, w3, chain_id, token, alice, bob))
 
     # The block format, rebuilt independently: header hash, validator signature, receipts root of
     # every block, and the head's state root over the explorer's accounts.
@@ -335,7 +405,7 @@ def main(base, token, chain_id):
     check(int(answers[2]["result"], 16) == 10**18, f"batch eth_getBalance: {answers[2]}")
     check(answers[3]["error"]["code"] == -32601, f"batch unknown method: {answers[3]}")
 
-    print(f"web3_check.py: passed (chain {chain_id}, head {w3.eth.block_number})")
+    print(f"web3_check.py: passed (chain {chain_id}, head {w3.eth.block_number}; block {notified} seen through eth_subscribe)")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 public import Foundation
 public import Hummingbird
+public import HummingbirdWebSocket
 public import Logging
 import NIOCore
 
@@ -8,8 +9,14 @@ import NIOCore
 /// Middleware fills it in as the request passes: ``AuthenticationMiddleware`` sets ``principal``, the
 /// idempotency middleware keeps the collected body. Handlers read the caller from here and never from
 /// headers, so a route cannot forget to authenticate in a different way from its neighbours.
-public struct HubRequestContext: RequestContext {
+///
+/// It is a WebSocket request context too: a rail adds `group.ws(path) { … }` beside its other
+/// routes, and the upgrade request passes the same middleware (metrics, problems, authentication)
+/// before it is upgraded by the hub's one HTTP server.
+public struct HubRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// Where a `ws` route leaves its handler for the server to run once the connection is upgraded.
+    public let webSocket = WebSocketHandlerReference<HubRequestContext>()
     /// The authenticated caller, or `nil` for an anonymous request.
     public var principal: Principal?
     /// The peer's address (`nil` in in-process tests), used to key rate limits.

@@ -28,7 +28,9 @@ struct EthereumRPC: Sendable {
         return true
     }
 
-    func call(_ method: String, _ params: [Any], chainID: UInt64) async throws -> Any {
+    /// One call's result. `socket` is the WebSocket connection it came on (`nil` over HTTP and
+    /// in process): subscriptions live there.
+    func call(_ method: String, _ params: [Any], chainID: UInt64, socket: RPCSocket? = nil) async throws -> Any {
         switch method {
         case "eth_chainId": return RPCFormat.quantity(chainID)
         case "net_version": return String(chainID)
@@ -58,6 +60,12 @@ struct EthereumRPC: Sendable {
         case "eth_getFilterChanges": return try await filterChanges(params, chainID: chainID)
         case "eth_getFilterLogs": return try await filterLogs(params, chainID: chainID)
         case "eth_uninstallFilter": return try uninstallFilter(params, chainID: chainID)
+        case "eth_subscribe", "eth_unsubscribe":
+            guard let socket else {
+                throw RPCError(code: -32601, message: "\(method) needs a WebSocket: open GET /v1/rails/localchain/chains/\(chainID)/rpc as ws://")
+            }
+            if method == "eth_subscribe" { return try await subscribe(params, chainID: chainID, socket: socket) }
+            return try unsubscribe(params, socket: socket)
         case "eth_estimateGas":
             guard let call = params.first as? [String: Any] else { throw RPCError.invalidParams("eth_estimateGas takes a call object") }
             return RPCFormat.quantity(try await estimateGas(call, chainID: chainID))

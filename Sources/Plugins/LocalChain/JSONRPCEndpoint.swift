@@ -71,8 +71,9 @@ struct JSONRPCEndpoint: Sendable {
 
     /// The answer to a request body (one call or a batch) as JSON bytes, or `nil` when it held
     /// only notifications. Both the HTTP endpoint and other rails in process
-    /// (``LocalChainHosting``) come through here.
-    func respond(to body: [UInt8], chainID: UInt64) async -> [UInt8]? {
+    /// (``LocalChainHosting``) come through here, and each message of a WebSocket connection,
+    /// with its `socket` (``JSONRPCWebSocket``).
+    func respond(to body: [UInt8], chainID: UInt64, socket: RPCSocket? = nil) async -> [UInt8]? {
         let answer: Any
         if let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) {
             if let batch = parsed as? [Any] {
@@ -81,13 +82,13 @@ struct JSONRPCEndpoint: Sendable {
                 } else if batch.count > Self.maxBatch {
                     answer = Self.failure(id: NSNull(), RPCError(code: -32600, message: "a batch holds at most \(Self.maxBatch) calls"))
                 } else {
-                    let answers = await answerBatch(batch.map(Self.parse), chainID: chainID)
+                    let answers = await answerBatch(batch.map(Self.parse), chainID: chainID, socket: socket)
                     // A batch of notifications only gets no answer at all.
                     if answers.isEmpty { return nil }
                     answer = answers
                 }
             } else {
-                guard let one = await self.answer(Self.parse(parsed), chainID: chainID) else { return nil }
+                guard let one = await self.answer(Self.parse(parsed), chainID: chainID, socket: socket) else { return nil }
                 answer = one
             }
         } else {
@@ -131,7 +132,7 @@ struct JSONRPCEndpoint: Sendable {
     /// The answers of a batch, in order, without those of notifications. Consecutive
     /// `eth_sendRawTransaction` calls (how wallets and relays send many) go to the intake together;
     /// every other call is answered in turn, so the batch reads as if its calls ran one by one.
-    func answerBatch(_ calls: [ParsedCall], chainID: UInt64) async -> [Any] {
+    func answerBatch(_ calls: [ParsedCall], chainID: UInt64, socket: RPCSocket? = nil) async -> [Any] {
         var answers: [Any] = []
         var index = 0
         while index < calls.count {
@@ -149,7 +150,7 @@ struct JSONRPCEndpoint: Sendable {
                 }
                 index = end
             } else {
-                if let one = await answer(calls[index], chainID: chainID) { answers.append(one) }
+                if let one = await answer(calls[index], chainID: chainID, socket: socket) { answers.append(one) }
                 index += 1
             }
         }
@@ -157,12 +158,12 @@ struct JSONRPCEndpoint: Sendable {
     }
 
     /// One call's answer, or `nil` for a notification (no `id`).
-    func answer(_ call: ParsedCall, chainID: UInt64) async -> Any? {
+    func answer(_ call: ParsedCall, chainID: UInt64, socket: RPCSocket? = nil) async -> Any? {
         switch call {
         case .malformed(let answer): return answer
         case .call(let id, let method, let params):
             do {
-                return Self.answer(id: id, .success(try await methods.call(method, params, chainID: chainID)))
+                return Self.answer(id: id, .success(try await methods.call(method, params, chainID: chainID, socket: socket)))
             } catch {
                 return Self.answer(id: id, .failure(error))
             }

@@ -25,6 +25,9 @@ struct LocalChainConfiguration: Sendable {
     var blockGasLimit = Self.defaultBlockGasLimit
     /// Browser origins allowed to call the chains' JSON-RPC endpoints (``RPCCORS``).
     var rpcCORS = RPCCORS()
+    /// The limits of the JSON-RPC WebSocket (``JSONRPCWebSocket``): connections per instance,
+    /// subscriptions per connection, messages waiting for a slow reader.
+    var webSocket = JSONRPCWebSocket.Limits()
 
     static let defaultBlockGasLimit: UInt64 = 30_000_000
     /// The range a chain's block gas limit may take: at least one plain transfer, at most what
@@ -46,7 +49,8 @@ struct LocalChainConfiguration: Sendable {
 
     static let knownKeys: Set<String> = [
         "key_file", "seal_tick_ms", "max_block_transactions", "max_nonce_gap", "max_pool_per_chain", "sync_listen", "relay",
-        "allowed_public_chain_ids", "block_gas_limit", "rpc_allowed_origins",
+        "allowed_public_chain_ids", "block_gas_limit", "rpc_allowed_origins", "rpc_ws_max_connections", "rpc_ws_max_subscriptions",
+        "rpc_ws_max_pending",
     ]
 
     private struct Raw: Decodable {
@@ -60,6 +64,9 @@ struct LocalChainConfiguration: Sendable {
         var allowedPublicChainIds: [UInt64]?
         var blockGasLimit: UInt64?
         var rpcAllowedOrigins: [String: [String]]?
+        var rpcWsMaxConnections: Int?
+        var rpcWsMaxSubscriptions: Int?
+        var rpcWsMaxPending: Int?
     }
 
     private struct RawRelay: Decodable {
@@ -101,6 +108,18 @@ struct LocalChainConfiguration: Sendable {
             maxPoolPerChain = count
         }
         rpcCORS = try RPCCORS(config: raw.rpcAllowedOrigins)
+        if let count = raw.rpcWsMaxConnections {
+            guard (1...100_000).contains(count) else { throw PluginConfigError(field: "rpc_ws_max_connections", message: "must be 1 to 100000") }
+            webSocket.connections = count
+        }
+        if let count = raw.rpcWsMaxSubscriptions {
+            guard (1...10_000).contains(count) else { throw PluginConfigError(field: "rpc_ws_max_subscriptions", message: "must be 1 to 10000") }
+            webSocket.socket.subscriptions = count
+        }
+        if let count = raw.rpcWsMaxPending {
+            guard (1...1_000_000).contains(count) else { throw PluginConfigError(field: "rpc_ws_max_pending", message: "must be 1 to 1000000") }
+            webSocket.socket.pending = count
+        }
         if let limit = raw.blockGasLimit {
             guard Self.blockGasLimits.contains(limit) else {
                 throw PluginConfigError(field: "block_gas_limit", message: "must be 21000 to 1000000000")

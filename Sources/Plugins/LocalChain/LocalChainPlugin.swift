@@ -14,11 +14,15 @@ public struct LocalChainPlugin: RailPlugin {
     let vault: ValidatorKeyVault
     /// Chains whose blocks keep failing to seal (reported by ``health()``).
     let sealerHealth = SealerHealth()
+    /// New blocks for the JSON-RPC WebSocket's subscribers (one per instance: a service and the route share it).
+    let blockFeed: NewBlockFeed
+    let openSockets = OpenSockets()
 
     public init(context: PluginContext, config: PluginConfig) throws {
         self.context = context
         context.ledger.reserveAssetCodes(prefix: LocalChainIDs.assetCodePrefix, rail: Self.id)
         self.configuration = try LocalChainConfiguration(config)
+        self.blockFeed = NewBlockFeed(context: context)
         // The key file of before the secrets vault is adopted once (ValidatorKeyVault); one that
         // exists must be sound now, or the hub does not start.
         if let problem = ValidatorKeyVault.problem(at: configuration.keyFile) {
@@ -42,7 +46,10 @@ public struct LocalChainPlugin: RailPlugin {
         chains.addRoutes(to: group)
         TopUpController(context: context, service: service, chains: chains).addRoutes(to: group)
         ExplorerController(context: context).addRoutes(to: group)
-        rpcEndpoint.addRoutes(to: group)
+        // One endpoint for POST and the WebSocket: a filter made on one is polled on the other.
+        let rpc = rpcEndpoint
+        rpc.addRoutes(to: group)
+        JSONRPCWebSocket(endpoint: rpc, feed: blockFeed, limits: configuration.webSocket, open: openSockets).addRoutes(to: group)
     }
 
     public var services: [any Service] {
@@ -54,7 +61,8 @@ public struct LocalChainPlugin: RailPlugin {
                 var fenced = sealer
                 fenced.lease = lease
                 try await fenced.run()
-            }
+            },
+            blockFeed,
         ]
         if let listen = configuration.syncListen { services.append(SyncServer(context: context, host: listen.host, port: listen.port)) }
         if let relay = configuration.relay { services.append(RelayFollower(context: context, relay: relay)) }

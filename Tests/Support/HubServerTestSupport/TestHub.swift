@@ -112,7 +112,8 @@ public func withTestHub<Value: Sendable>(
     )
     try await HubAssembly.migrator(for: hub).migrate(database)
     try await hub.prepare()
-    let app = Application(router: buildRouter(hub: hub), services: hub.services)
+    let router = buildRouter(hub: hub)
+    let app = Application(router: router, server: buildServer(router: router), services: hub.services)
     return try await app.test(testing) { client in
         try await body(hub, client)
     }
