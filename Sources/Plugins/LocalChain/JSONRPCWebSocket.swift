@@ -49,7 +49,8 @@ struct JSONRPCWebSocket: Sendable {
                 headers: [.upgrade: "websocket"]
             )
         }
-        if let origin = request.headers[.origin], endpoint.cors.allowedOrigin(origin, chainID: chainID) == nil {
+        // Every Origin sent must be allowed (a client may send more than one; a browser sends its page's).
+        for origin in request.headers[values: .origin] where endpoint.cors.allowedOrigin(origin, chainID: chainID) == nil {
             throw Problem.forbidden("This origin may not call chain \(chainID)'s JSON-RPC endpoint from a browser.")
         }
         return .upgrade([:])
