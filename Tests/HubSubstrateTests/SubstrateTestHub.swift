@@ -56,6 +56,11 @@ struct TestKey: Sendable {
     var scheme: String { algorithm.rawValue }
     func address(prefix: UInt16 = 42) -> String { try! SS58.encode(publicKey, prefix: prefix) }
 
+    /// An sr25519 signature over `bytes` as they are (an extrinsic's signing message), in hex.
+    func sign(bytes: [UInt8]) -> String {
+        "0x" + HexText.encode(try! Sr25519.sign(bytes, keyPair: sr25519!))
+    }
+
     /// A signature over `text`, wrapped in `<Bytes>…</Bytes>` as polkadot.js extensions sign when asked.
     func sign(_ text: String, wrapped: Bool = false) -> String {
         let message = wrapped ? Array("<Bytes>\(text)</Bytes>".utf8) : Array(text.utf8)

@@ -15,6 +15,10 @@ Checks, each printed as `ok …` or `FAIL …` (exit status 1 on any failure):
   `call ‖ era ‖ nonce ‖ tip ‖ spec_version ‖ transaction_version ‖ genesis ‖ era block` (the
   offline registry's genesis: 32 zero bytes), and not once a byte of the call is changed;
 - a name over 64 bytes is `attribute_name_exceed_max64`;
+- an external wallet (substrate-interface's key, registered with a challenge) changes its DID
+  itself: for add, update and remove, `…/changes/prepare` answers the message scalecodec encodes
+  for that call and nonce, substrate-interface's `Keypair.sign` signs it, `…/changes` takes it, and
+  the proof passes the checks above; a used nonce is `nonce_stale`;
 - the DID document (POST /dids, then a service added): peaq's own SDK (peaq-sdk 1.0.1, its
   generated protobuf `document.Document`, loaded from its file as tools/vectors/gen_peaq_did.py
   does) reads the attribute value as its `read` does (the value's UTF-8 text is hex of the
@@ -162,9 +166,48 @@ def main(base, metadata_file):
     check(status == 422 and body.get("code") == "attribute_name_exceed_max64", f"a 65-byte name is attribute_name_exceed_max64 ({status} {body.get('code')})")
 
     check_document(base, runtime, token, wallet["address"], key)
+    check_holder_signed(base, runtime, token)
 
     print("all DID checks passed" if failures == 0 else f"{failures} DID check(s) failed")
     return 1 if failures else 0
+
+
+def check_holder_signed(base, runtime, token):
+    """An external wallet's DID changed by its holder: substrate-interface's key, registered with a
+    challenge, signs what `…/changes/prepare` answers; scalecodec rebuilds that message on its own."""
+    keypair = Keypair.create_from_mnemonic(Keypair.generate_mnemonic(), ss58_format=42)
+    key = bytes(keypair.public_key)
+    status, issued = call(base, "POST", "/v1/auth/wallet/challenge", {"scheme": "sr25519", "address": keypair.ss58_address})
+    check(status == 201, f"holder: a challenge for the external wallet ({status})")
+    body = {"kind": "external", "address": keypair.ss58_address, "nonce": issued["nonce"],
+            "signature": keypair.sign(issued["message"].encode()).hex()}
+    status, registered = call(base, "POST", "/v1/rails/substrate/wallets", body, token)
+    check(status == 201, f"holder: substrate-interface's key registers as an external wallet ({status} {registered.get('code')})")
+    prefix = "/v1/rails/substrate/dids/did:peaq:" + keypair.ss58_address
+    status, refused = call(base, "POST", prefix + "/attributes", {"name": "type", "value": "sensor"}, token)
+    check(status == 422 and refused.get("code") == "custodial_key_required", f"holder: the custodial route refuses it ({status})")
+    did_account = "0x" + key.hex()
+    for nonce, change, arguments in [
+        (0, {"call": "add_attribute", "name": "type", "value": "sensor"},
+         {"did_account": did_account, "name": "type", "value": "sensor", "valid_for": None}),
+        (1, {"call": "update_attribute", "name": "type", "value_hex": "0x00ff", "valid_for": 100},
+         {"did_account": did_account, "name": "type", "value": "0x00ff", "valid_for": 100}),
+        (2, {"call": "remove_attribute", "name": "type"}, {"did_account": did_account, "name": "type"}),
+    ]:
+        function = change["call"]
+        status, prepared = call(base, "POST", prefix + "/changes/prepare", change, token)
+        check(status == 200 and prepared["nonce"] == nonce, f"holder: {function} prepared at nonce {nonce} ({status})")
+        call_bytes = runtime.encode("Call", {"call_module": "PeaqDid", "call_function": function, "call_args": arguments})
+        expected = runtime.payload({"nonce": nonce}, call_bytes)
+        check(prepared["message"] == "0x" + expected.hex(), f"holder: {function}: the message is the payload scalecodec encodes")
+        check(prepared["call_data"] == "0x" + call_bytes.hex(), f"holder: {function}: the call data is scalecodec's")
+        signature = keypair.sign(bytes.fromhex(prepared["message"][2:]))
+        status, done = call(base, "POST", prefix + "/changes", {**change, "nonce": nonce, "signature": signature.hex()}, token)
+        check(status in (200, 201), f"holder: {function} submitted with substrate-interface's signature ({status} {done.get('code')})")
+        check_proof(runtime, done["proof"], function, key, nonce, arguments)
+    status, stale = call(base, "POST", prefix + "/changes", {"call": "add_attribute", "name": "x", "value": "y", "nonce": 0,
+                                                             "signature": keypair.sign(b"x").hex()}, token)
+    check(status == 409 and stale.get("code") == "nonce_stale", f"holder: a used nonce is nonce_stale ({status})")
 
 
 def peaq_proto():

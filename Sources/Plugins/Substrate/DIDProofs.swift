@@ -47,9 +47,24 @@ struct DIDChain: Sendable {
         return try RuntimeCall(pallet: Self.pallet, call: call.kind.rawValue, values: values, metadata: metadata)
     }
 
+    /// What the signer's `nonce`-th extrinsic of `call` signs.
+    func payload(_ call: DIDCall, nonce: UInt64) throws -> SigningPayload {
+        try SigningPayload(metadata: metadata, call: self.call(call), values: values(nonce: nonce))
+    }
+
     /// Signs `call` with `keyPair` as the signer's `nonce`-th extrinsic.
     func sign(_ call: DIDCall, keyPair: Sr25519.KeyPair, nonce: UInt64) throws -> SignedExtrinsic {
-        try SignedExtrinsic(metadata: metadata, call: self.call(call), signer: .sr25519(keyPair), values: values(nonce: nonce))
+        try SignedExtrinsic(payload: payload(call, nonce: nonce), signer: .sr25519(keyPair))
+    }
+
+    /// The extrinsic of `call` with an sr25519 signature its holder made over ``payload(_:nonce:)``'s
+    /// message (not checked here: ``verify(_:)`` checks it).
+    func assemble(_ call: DIDCall, signer: [UInt8], nonce: UInt64, signature: [UInt8]) throws -> SignedExtrinsic {
+        try SignedExtrinsic(
+            payload: payload(call, nonce: nonce),
+            signer: signer,
+            signature: MultiSignature(scheme: .sr25519, bytes: signature)
+        )
     }
 
     /// Reads a stored proof back: the signer, nonce and `PeaqDid` call, all through the metadata's

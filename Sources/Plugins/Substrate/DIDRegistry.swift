@@ -12,8 +12,9 @@ import Hummingbird
 ///   `attribute_authorization_failed`, adding included (the hub signs for its users only).
 /// - Every change is a `PeaqDid` extrinsic signed by the wallet's custodial key (``DIDChain``),
 ///   checked again and stored as the proof with its blake2-256 hash, in the unit that changes the
-///   attribute and appends `substrate.did.attribute_*`. External wallets are refused
-///   (`custodial_key_required`) until prepare/submit lets their holders sign.
+///   attribute and appends `substrate.did.attribute_*`. The holder of an external wallet signs
+///   their own changes instead (``prepare(_:by:)``, then submitted with the signature); without
+///   one they are refused (`custodial_key_required`).
 /// - Blocks: the registry has no chain, so its block number is time in peaq's blocks, Unix
 ///   milliseconds / 6000 (`MILLISECS_PER_BLOCK`); `valid_for: n` makes `validity` that plus n.
 struct DIDRegistry: Sendable {
@@ -64,7 +65,14 @@ struct DIDRegistry: Sendable {
     /// - Parameter reply: the answer built from what the change did, in its unit (so an
     ///   `Idempotency-Key` records it); by default the attribute (201 with its `Location` when
     ///   added) or the removal.
-    func change(_ change: Change, by user: UserID, reply: (@Sendable (Written) throws -> HTTPReply)? = nil) async throws -> Response {
+    /// - Parameter holderSignature: `nil` to sign with the wallet's custodial key; the holder's
+    ///   signature for a change they signed (``prepare(_:by:)``).
+    func change(
+        _ change: Change,
+        by user: UserID,
+        holderSignature: HolderSignature? = nil,
+        reply: (@Sendable (Written) throws -> HTTPReply)? = nil
+    ) async throws -> Response {
         // Reading changes nothing: it is a query (``attributes(of:name:)``), not a signed call.
         guard change.kind != .readAttribute else { throw SubstrateError.invalidSuppliedValue("call", "read_attribute is a read.") }
         let account = try Self.account(ofDID: change.did)
@@ -79,14 +87,21 @@ struct DIDRegistry: Sendable {
             }
             // Signed with the wallet's own key, derived as the wallet was made: the DID's holder
             // is the extrinsic's origin.
-            let written = try apply(change, account: account, signer: account, in: unit) {
-                guard wallet.kind == .custodial,
-                    let sealed = try connection.queryFirst("SELECT sealed_secret FROM substrate_wallets WHERE public_key = \(account)")?
-                        .optionalBytes("sealed_secret")
-                else { throw SubstrateError.custodialKeyRequired() }
-                let entropy = try secrets.open(sealed, publicKey: account, address: try SS58.encode(account, prefix: prefix))
-                return try Sr25519.keyPair(miniSecret: BIP39.substrateMiniSecret(entropy: entropy))
-            }
+            let written = try apply(
+                change,
+                account: account,
+                signer: account,
+                in: unit,
+                signing: holderSignature.map(Signing.holder)
+                    ?? .key {
+                        guard wallet.kind == .custodial,
+                            let sealed = try connection.queryFirst("SELECT sealed_secret FROM substrate_wallets WHERE public_key = \(account)")?
+                                .optionalBytes("sealed_secret")
+                        else { throw SubstrateError.custodialKeyRequired() }
+                        let entropy = try secrets.open(sealed, publicKey: account, address: try SS58.encode(account, prefix: prefix))
+                        return try Sr25519.keyPair(miniSecret: BIP39.substrateMiniSecret(entropy: entropy))
+                    }
+            )
             if let reply { return try reply(written) }
             return try Self.reply(written)
         }
@@ -106,39 +121,35 @@ struct DIDRegistry: Sendable {
         }
     }
 
-    /// What ``apply(_:account:signer:in:keyPair:)`` wrote.
+    /// What ``apply(_:account:signer:in:signing:)`` wrote.
     enum Written: Sendable {
         case written(DIDAttributeRepresentation, added: Bool)
         case removed(DIDRemovalRepresentation)
     }
 
-    /// Checks `change` to the DID of `account` against the pallet's rules, signs it with the key
-    /// of `signer` (the extrinsic's origin, so the attribute's owner) and records it in `unit`:
-    /// the proof, the attribute and the `substrate.did.attribute_*` event. The caller has
+    /// How a change's extrinsic gets its signature.
+    enum Signing {
+        /// The hub signs with a key it holds, made only once the rules pass (a refusal opens no secret).
+        case key(() throws -> Sr25519.KeyPair)
+        /// The signer signed the message ``prepare(_:by:)`` answered.
+        case holder(HolderSignature)
+    }
+
+    /// A signature the DID's holder made over the message ``prepare(_:by:)`` answered for `nonce`.
+    struct HolderSignature: Sendable {
+        var nonce: UInt64
+        var signature: [UInt8]
+    }
+
+    /// Checks `change` to the DID of `account` against the pallet's rules, signs it as `signing`
+    /// says for `signer` (the extrinsic's origin, so the attribute's owner) and records it in
+    /// `unit`: the proof, the attribute and the `substrate.did.attribute_*` event. The caller has
     /// authorised the change, checked the name and locked the signer's row (its nonces count its
-    /// proofs); `keyPair` runs only once the rules pass, so a refusal opens no secret. Other
-    /// units of the rail (sensors) write their DIDs through here too.
-    func apply(
-        _ change: Change,
-        account: [UInt8],
-        signer: [UInt8],
-        in unit: UnitOfWork,
-        keyPair makeKeyPair: () throws -> Sr25519.KeyPair
-    ) throws -> Written {
+    /// proofs). Other units of the rail (sensors) write their DIDs through here too.
+    func apply(_ change: Change, account: [UInt8], signer: [UInt8], in unit: UnitOfWork, signing: Signing) throws -> Written {
         let connection = unit.connection
         let did = try did(account)
-        let existing = try connection.queryFirst(
-            "SELECT " + DIDAttribute.columns
-                + " FROM substrate_did_attributes WHERE did_account = \(account) AND name = \(change.name)"
-                + SQL.forUpdate(connection.dialect)
-        ).map(DIDAttribute.init)
-        switch change.kind {
-        case .addAttribute:
-            if existing != nil { throw SubstrateError.attributeAlreadyExist() }
-        case .updateAttribute, .removeAttribute, .readAttribute:
-            guard let existing else { throw SubstrateError.attributeNotFound() }
-            guard existing.owner == signer else { throw SubstrateError.attributeAuthorizationFailed() }
-        }
+        let existing = try Self.attribute(change, account: account, signer: signer, on: connection, lock: true)
         let value = try change.rewrite?(existing?.value) ?? change.value
         let validity: UInt64
         if let validFor = change.validFor {
@@ -148,21 +159,37 @@ struct DIDRegistry: Sendable {
             validity = UInt64(UInt32.max)
         }
 
-        // Sign, and check the result reads back as the call.
-        let keyPair = try makeKeyPair()
-        guard keyPair.publicKey == signer else { throw SubstrateError.keyUnavailable(try SS58.encode(signer, prefix: ss58Prefix)) }
-        let nonce = try connection.queryFirst("SELECT count(*) AS n FROM substrate_did_proofs WHERE signer = \(signer)")?.int("n") ?? 0
+        // Sign (or take the holder's signature), and check the result reads back as the call.
+        let nonce = try Self.nonce(of: signer, on: connection)
         let call = DIDCall(kind: change.kind, didAccount: account, name: change.name, value: value, validFor: change.validFor)
-        let extrinsic = try chain.sign(call, keyPair: keyPair, nonce: UInt64(nonce))
-        let verified = try chain.verify(extrinsic.bytes)
+        let verified: VerifiedDIDProof
+        let extrinsic: SignedExtrinsic
+        switch signing {
+        case .key(let makeKeyPair):
+            let keyPair = try makeKeyPair()
+            guard keyPair.publicKey == signer else { throw SubstrateError.keyUnavailable(try SS58.encode(signer, prefix: ss58Prefix)) }
+            extrinsic = try chain.sign(call, keyPair: keyPair, nonce: nonce)
+            verified = try chain.verify(extrinsic.bytes)
+        case .holder(let signed):
+            guard signed.nonce == nonce else { throw SubstrateError.nonceStale(signed: signed.nonce, current: nonce) }
+            guard signed.signature.count == 64 else {
+                throw SubstrateError.changeSignatureInvalid("An sr25519 signature is 64 bytes, not \(signed.signature.count).")
+            }
+            extrinsic = try chain.assemble(call, signer: signer, nonce: nonce, signature: signed.signature)
+            do {
+                verified = try chain.verify(extrinsic.bytes)
+            } catch is DIDProofError {
+                throw SubstrateError.changeSignatureInvalid("The signature is not the DID's key's over this change's payload at nonce \(nonce).")
+            }
+        }
         guard verified.call == (try chain.call(call)), verified.signer == signer else {
             throw DIDProofError(message: "the signed proof does not read back as its call")
         }
-        let proof = DIDProof(hash: verified.hash, call: change.kind.rawValue, signer: signer, nonce: UInt64(nonce), extrinsic: extrinsic.bytes)
+        let proof = DIDProof(hash: verified.hash, call: change.kind.rawValue, signer: signer, nonce: nonce, extrinsic: extrinsic.bytes)
         try connection.execute(
             """
             INSERT INTO substrate_did_proofs (hash, did_account, name, call, signer, nonce, extrinsic, created_at) \
-            VALUES (\(proof.hash), \(account), \(change.name), \(proof.call), \(signer), \(nonce), \(proof.extrinsic), \(unit.now))
+            VALUES (\(proof.hash), \(account), \(change.name), \(proof.call), \(signer), \(Int64(nonce)), \(proof.extrinsic), \(unit.now))
             """
         )
         let createdMilliseconds = Int64(unit.now.nanoseconds / 1_000_000)
@@ -207,6 +234,35 @@ struct DIDRegistry: Sendable {
             try unit.emit(SubstrateEvents.didAttributeRemoved, subject: did, data: removed)
             return .removed(removed)
         }
+    }
+
+    /// The attribute `change` is about, checked against the pallet's rules for `signer`: none to
+    /// add, one of the signer's to update or remove. `lock` takes its row for the change.
+    static func attribute(
+        _ change: Change,
+        account: [UInt8],
+        signer: [UInt8],
+        on connection: any SQLConnection,
+        lock: Bool
+    ) throws -> DIDAttribute? {
+        let existing = try connection.queryFirst(
+            "SELECT " + DIDAttribute.columns
+                + " FROM substrate_did_attributes WHERE did_account = \(account) AND name = \(change.name)"
+                + (lock ? SQL.forUpdate(connection.dialect) : "")
+        ).map(DIDAttribute.init)
+        switch change.kind {
+        case .addAttribute:
+            if existing != nil { throw SubstrateError.attributeAlreadyExist() }
+        case .updateAttribute, .removeAttribute, .readAttribute:
+            guard let existing else { throw SubstrateError.attributeNotFound() }
+            guard existing.owner == signer else { throw SubstrateError.attributeAuthorizationFailed() }
+        }
+        return existing
+    }
+
+    /// The signer's next nonce: how many proofs it has signed.
+    static func nonce(of signer: [UInt8], on connection: any SQLConnection) throws -> UInt64 {
+        UInt64(try connection.queryFirst("SELECT count(*) AS n FROM substrate_did_proofs WHERE signer = \(signer)")?.int("n") ?? 0)
     }
 
     /// The attributes of a DID (all, or the one called `name`), for anyone signed in: the

@@ -16,6 +16,7 @@ import Hummingbird
 ///   proof of its last change; readable by anyone signed in.
 /// - `GET dids`: the caller's DIDs, one per wallet, with their attribute counts.
 /// - DID documents and the W3C view of `GET dids/{did}`: ``DIDDocumentsController``.
+/// - Changes the holder signs with their own wallet (external wallets): ``DIDChangesController``.
 struct DIDsController: Sendable {
     let registry: DIDRegistry
 
@@ -27,6 +28,7 @@ struct DIDsController: Sendable {
         group.get("dids/{did}", use: list)
         group.get("dids", use: mine)
         DIDDocumentsController(registry: registry).addRoutes(to: group)
+        DIDChangesController(registry: registry).addRoutes(to: group)
     }
 
     /// The caller's DIDs, one per wallet (`{"data": [...]}`), with their attribute counts.

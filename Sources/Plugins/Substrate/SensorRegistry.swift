@@ -85,7 +85,7 @@ struct SensorRegistry: Sendable {
                         account: publicKey,
                         signer: signer.publicKey,
                         in: unit,
-                        keyPair: signer.keyPair
+                        signing: .key(signer.keyPair)
                     ) {
                         written.append(shown)
                     }
@@ -216,7 +216,7 @@ struct SensorRegistry: Sendable {
                     account: publicKey,
                     signer: signer.publicKey,
                     in: unit,
-                    keyPair: signer.keyPair
+                    signing: .key(signer.keyPair)
                 )
             else { throw SubstrateError.attributeNotFound() }
             try unit.emit(

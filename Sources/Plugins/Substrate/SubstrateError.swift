@@ -111,7 +111,7 @@ struct SubstrateError: HubError, Equatable, CustomStringConvertible {
             kind: .refused,
             errorCode: "custodial_key_required",
             message:
-                "The DID's wallet is external and the hub holds no key for it; signing changes with your own wallet (prepare/submit) is not offered yet."
+                "The DID's wallet is external and the hub holds no key for it: sign the change with your wallet (POST …/dids/{did}/changes/prepare, then POST …/dids/{did}/changes)."
         )
     }
 }
