@@ -12,7 +12,10 @@ Mid-load CRASH_COMMAND (a shell command) kills the primary. Checks, each printed
 - every request was answered: none given up, and no 500 (a half-done write would be one);
 - every acknowledged transfer is in the ledger exactly once (each worker's account holds exactly
   what was acknowledged to it), and the issuance account's debits are their sum;
-- transfers were acknowledged after the failover.
+- transfers were acknowledged after the failover;
+- the local chain's JSON-RPC (eth_blockNumber, polled on every instance) never answered an
+  internal error (-32603) or a 500 during the outage (a lost database is -32002
+  `database_unavailable`, which a wallet may retry), and answers again after it.
 Measured and printed: the seconds clients saw refusals or dropped connections, the attempts sent
 again, and the time from the crash to every instance being ready again.
 """
@@ -40,6 +43,20 @@ def watch_readiness(base, samples):
         time.sleep(0.1)
 
 
+def watch_rpc(base, chain_id, samples):
+    """(time, HTTP status, JSON-RPC error code or None) of the local chain's eth_blockNumber every
+    100 ms until the load stops; status None when the instance was unreachable."""
+    call = {"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber", "params": []}
+    while not stop.is_set():
+        try:
+            status, answer = hubload.request(base, "POST", f"/v1/rails/localchain/chains/{chain_id}/rpc", call, timeout=5)
+            code = (answer.get("error") or {}).get("code") if isinstance(answer, dict) else None
+        except Exception:  # noqa: BLE001 - an unreachable instance is a sample too
+            status, code = None, None
+        samples.append((time.time(), status, code))
+        time.sleep(0.1)
+
+
 def main(token, crash, bases):
     base = bases[0]
     status, asset = answered(base, "POST", "/v1/assets", {"code": "LOAD", "scale": 0, "name": "Load"}, token)
@@ -52,11 +69,19 @@ def main(token, crash, bases):
         check(status in (200, 201), f"account {index} ({status})")
         workers.append((bases[index % len(bases)], account["id"], []))
 
+    # The local chain's JSON-RPC (a rail on the same database) through the outage too.
+    chain_id = 7001
+    body = {"chain_id": chain_id, "name": "Failover", "currency_name": "Failover Token", "symbol": "FAIL", "decimals": 2}
+    status, _ = answered(base, "POST", "/v1/rails/localchain/chains", body, token, {"Idempotency-Key": str(uuid.uuid4())})
+    check(status in (200, 201), f"a local chain ({status})")
+
     unanswered = []
     readiness = {instance: [] for instance in bases}
+    rpc = {instance: [] for instance in bases}
     threads = [threading.Thread(target=guarded(transfers, unanswered), args=(instance, token, issuance, account, acknowledged, unanswered))
                for instance, account, acknowledged in workers]
     threads += [threading.Thread(target=watch_readiness, args=(instance, readiness[instance])) for instance in bases]
+    threads += [threading.Thread(target=watch_rpc, args=(instance, chain_id, rpc[instance])) for instance in bases]
     for thread in threads:
         thread.start()
 
@@ -90,6 +115,13 @@ def main(token, crash, bases):
         check(bool(refused), f"{instance}/readyz answered 503 during the outage ({len(refused)} times)")
         check(instance in ready_again and after[-1][1] == 200,
               f"{instance}/readyz is 200 again, {ready_again.get(instance, crashed_at) - crashed_at:.1f} s after the crash")
+    for instance, samples in rpc.items():
+        after = [(at, status, code) for at, status, code in samples if at > crashed_at]
+        internal = [entry for entry in after if entry[2] == -32603 or entry[1] == 500]
+        unavailable = [entry for entry in after if entry[2] == -32002]
+        check(not internal, f"{instance}: JSON-RPC never answered an internal error in the outage ({len(internal)} did)")
+        check(bool(after) and after[-1][1] == 200 and after[-1][2] is None,
+              f"{instance}: JSON-RPC answers again after it ({len(unavailable)} answers were -32002 database_unavailable)")
     errors = [entry for entry in unanswered if len(entry) == 3 and entry[1] == 500]
     check(not errors, f"no 500 answered ({len(errors)}: {errors[:3]})")
     check(not unanswered, f"every request was answered ({len(unanswered)} not: {unanswered[:3]})")

@@ -179,10 +179,12 @@ struct JSONRPCEndpoint: Sendable {
     }
 
     /// The one mapping of a method's error to JSON-RPC: a domain error by its kind (EIP-1474's
-    /// codes, ``HubErrorKind/jsonRPCCode``) with its machine code as `data`; anything unexpected is
-    /// an internal error that says nothing more.
+    /// codes, ``HubErrorKind/jsonRPCCode``) with its machine code as `data`; a database that cannot
+    /// be reached just now (a failover) is -32002 "resource unavailable", `database_unavailable`,
+    /// which a client may retry; anything else unexpected is an internal error that says nothing more.
     static func rpcError(_ error: any Error) -> RPCError {
-        switch error {
+        if let unavailable = DatabaseUnavailable(error) { return rpcError(unavailable) }
+        return switch error {
         case let error as RPCError: error
         case let error as any HubError: RPCError(code: error.kind.jsonRPCCode, message: error.message, data: error.errorCode)
         default: RPCError(code: -32603, message: "internal error")

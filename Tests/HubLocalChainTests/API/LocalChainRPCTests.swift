@@ -113,6 +113,16 @@ struct LocalChainRPCTests {
             #expect(unknown.status == .notFound)
         }
     }
+    @Test("a database out of reach is -32002 database_unavailable, which a wallet may retry; other failures say nothing")
+    func databaseUnavailable() {
+        let lost = JSONRPCEndpoint.rpcError(DatabaseError(.connection, "server closed the connection"))
+        #expect(lost.code == -32002)
+        #expect(lost.data as? String == "database_unavailable")
+        #expect(JSONRPCEndpoint.rpcError(DatabaseError(.closed, "the database is closed")).code == -32002)
+        let failed = JSONRPCEndpoint.rpcError(DatabaseError(.query, "syntax error at or near SELEC"))
+        #expect(failed.code == -32603 && failed.message == "internal error" && failed.data == nil)
+    }
+
     @Test("a batch of sends is stored in order, each call answered on its own, and a resent batch changes nothing", arguments: TestBackend.enabled)
     func sendBatch(backend: TestBackend) async throws {
         try await withLocalChainHub(on: backend) { hub, api in
