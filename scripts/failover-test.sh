@@ -4,10 +4,12 @@
 # monitor, a primary and a synchronous secondary in throwaway directories — and two `hubd serve`
 # on the formation's multi-host URL (target_session_attrs=read-write).
 # tools/instances/failover_check.py sends ledger transfers with Idempotency-Keys to both and polls
-# their /readyz; mid-load the primary node is crashed (SIGKILL to its pg_autoctl and every
-# PostgreSQL process of it). Checks: the secondary was promoted, /readyz went 503 and back to 200,
-# every request answered (never a 500), every acknowledged transfer there exactly once; then
-# `hubd verify` on the new primary. About a minute; bounded by FAILOVER_TEST_TIMEOUT (300 s).
+# their /readyz and the local chain's JSON-RPC, twice: mid-load a planned switchover
+# (`pg_autoctl perform switchover`), then mid-load the new primary is crashed (SIGKILL to its
+# pg_autoctl and every PostgreSQL process of it). Checks: the secondary took over each time,
+# /readyz went 503 and back to 200 (after the crash), every request answered (never a 500, never a
+# JSON-RPC internal error), every acknowledged transfer there exactly once; then `hubd verify` on
+# the last primary. About two minutes; each run bounded by FAILOVER_TEST_TIMEOUT (300 s).
 # Usage: scripts/failover-test.sh
 set -euo pipefail
 
@@ -158,17 +160,29 @@ done
 password=$(cd "$work" && new_admin "$database" admin@example.test)
 token=$(printf '%s\n' "$password" | python3 tools/contract/hubapi.py login "${bases[0]}" admin@example.test) || die "could not log in"
 
-# The crash: every process of the primary node at once, as when its machine dies.
+# First a planned switchover, as an operator does for maintenance: the monitor demotes node1 (its
+# sessions end with 57P01) and promotes node2, both healthy.
+{
+    declare -f as_pg
+    echo "bindir=$bindir pg_dir=$pg_dir as_pg pg_autoctl perform switchover --pgdata $pg_dir/monitor --formation default --wait 60"
+} >"$work/switchover.sh"
+say "two instances on the formation; load, then a planned switchover"
+timeout "${FAILOVER_TEST_TIMEOUT:-300}" python3 tools/instances/failover_check.py --planned "$token" "bash $work/switchover.sh" \
+    "${bases[@]}" || die "the check of the switchover failed"
+wait_state 120 '^ *node2 .*\| *primary *\| *primary *$' '^ *node1 .*\| *secondary *\| *secondary *$'
+say "switched over: node2 is the primary, node1 its synchronous secondary"
+
+# Then the crash: every process of the new primary at once, as when its machine dies.
 {
     declare -f crash_postgres
-    echo "kill -KILL -- -${nodes[node1]} 2>/dev/null; crash_postgres $pg_dir/node1"
+    echo "kill -KILL -- -${nodes[node2]} 2>/dev/null; crash_postgres $pg_dir/node2"
 } >"$work/crash.sh"
-say "two instances on the formation; load, then the primary crashed"
+say "load, then the primary crashed"
 timeout "${FAILOVER_TEST_TIMEOUT:-300}" python3 tools/instances/failover_check.py "$token" "bash $work/crash.sh" "${bases[@]}" ||
-    die "the check failed"
+    die "the check of the crash failed"
 shown=$(state)
-grep -Eq '^ *node2 .*\| *(wait_primary|primary) *\|' <<<"$shown" || die "node2 was not promoted: $shown"
-say "node2 promoted: $(grep -E '^ *node2 ' <<<"$shown" | tr -s ' ')"
+grep -Eq '^ *node1 .*\| *(wait_primary|primary) *\|' <<<"$shown" || die "node1 was not promoted: $shown"
+say "node1 promoted: $(grep -E '^ *node1 ' <<<"$shown" | tr -s ' ')"
 
 for name in a b; do stop_process "${pids[$name]}"; done
 pids=()

@@ -1,14 +1,16 @@
 """hubd riding through the death of its PostgreSQL primary (pg_auto_failover).
 
-  python failover_check.py ADMIN_TOKEN CRASH_COMMAND BASE_URL ...
+  python failover_check.py [--planned] ADMIN_TOKEN COMMAND BASE_URL ...
 
 Run by scripts/failover-test.sh, which starts the pg_auto_failover formation (monitor, primary,
 synchronous secondary) and the hubd instances on its multi-host URL. Ledger transfers are sent to
 every instance from several client threads, each with an Idempotency-Key and retried with the same
 key until a definite answer (hubload.answered); /readyz of every instance is polled meanwhile.
-Mid-load CRASH_COMMAND (a shell command) kills the primary. Checks, each printed as `ok …` or
-`FAIL …` (exit status 1 on any failure):
-- /readyz turned 503 during the outage and 200 again after it, on every instance;
+Mid-load COMMAND (a shell command) kills the primary, or with --planned switches it over
+(pg_autoctl perform switchover). Checks, each printed as `ok …` or `FAIL …` (exit status 1 on any
+failure):
+- /readyz turned 503 during the outage (after a crash; a switchover's is reported) and is 200
+  after it, on every instance;
 - every request was answered: none given up, and no 500 (a half-done write would be one);
 - every acknowledged transfer is in the ledger exactly once (each worker's account holds exactly
   what was acknowledged to it), and the issuance account's debits are their sum;
@@ -57,20 +59,22 @@ def watch_rpc(base, chain_id, samples):
         time.sleep(0.1)
 
 
-def main(token, crash, bases):
+def main(token, crash, bases, planned=False):
     base = bases[0]
-    status, asset = answered(base, "POST", "/v1/assets", {"code": "LOAD", "scale": 0, "name": "Load"}, token)
+    # Each run its own asset and chain: the script runs a switchover, then a crash, on one hub.
+    label = "SWITCH" if planned else "CRASH"
+    status, asset = answered(base, "POST", "/v1/assets", {"code": label, "scale": 0, "name": f"Load ({label.lower()})"}, token)
     check(status in (200, 201), f"an asset ({status})")
     issuance = asset["issuance_account_id"]
     workers = []  # (base, account id, acknowledged ids)
     for index in range(WORKERS_PER_INSTANCE * len(bases)):
-        body = {"asset": "LOAD", "owner": {"kind": "system", "id": f"load-{index}"}, "code": "load"}
+        body = {"asset": label, "owner": {"kind": "system", "id": f"load-{index}"}, "code": "load"}
         status, account = answered(base, "POST", "/v1/ledger/accounts", body, token, {"Idempotency-Key": str(uuid.uuid4())})
         check(status in (200, 201), f"account {index} ({status})")
         workers.append((bases[index % len(bases)], account["id"], []))
 
     # The local chain's JSON-RPC (a rail on the same database) through the outage too.
-    chain_id = 7001
+    chain_id = 7001 if planned else 7002
     body = {"chain_id": chain_id, "name": "Failover", "currency_name": "Failover Token", "symbol": "FAIL", "decimals": 2}
     status, _ = answered(base, "POST", "/v1/rails/localchain/chains", body, token, {"Idempotency-Key": str(uuid.uuid4())})
     check(status in (200, 201), f"a local chain ({status})")
@@ -78,7 +82,7 @@ def main(token, crash, bases):
     unanswered = []
     readiness = {instance: [] for instance in bases}
     rpc = {instance: [] for instance in bases}
-    threads = [threading.Thread(target=guarded(transfers, unanswered), args=(instance, token, issuance, account, acknowledged, unanswered))
+    threads = [threading.Thread(target=guarded(transfers, unanswered), args=(instance, token, issuance, account, acknowledged, unanswered, label))
                for instance, account, acknowledged in workers]
     threads += [threading.Thread(target=watch_readiness, args=(instance, readiness[instance])) for instance in bases]
     threads += [threading.Thread(target=watch_rpc, args=(instance, chain_id, rpc[instance])) for instance in bases]
@@ -92,12 +96,14 @@ def main(token, crash, bases):
     before = acknowledged_count()
     crashed_at = time.time()
     result = subprocess.run(crash, shell=True)
-    check(result.returncode == 0, f"the primary crashed at {before} transfers ({crash}: exit status {result.returncode})")
+    what, event = ("switched over", "switchover") if planned else ("crashed", "crash")
+    check(result.returncode == 0, f"the primary {what} at {before} transfers ({crash}: exit status {result.returncode})")
 
-    # Load until every instance has been ready again for a while, at most two minutes.
+    # Load until every instance has been ready again for a while, at most two minutes (a switchover
+    # may show no outage at all: its command returned once the new primary took over).
     ready_again = {}
     deadline = crashed_at + 120
-    while time.time() < deadline and len(ready_again) < len(bases):
+    while time.time() < deadline and len(ready_again) < len(bases) and not planned:
         time.sleep(0.5)
         for instance, samples in readiness.items():
             down = [at for at, status in samples if at > crashed_at and status != 200]
@@ -112,9 +118,16 @@ def main(token, crash, bases):
     for instance, samples in readiness.items():
         after = [(at, status) for at, status in samples if at > crashed_at]
         refused = [at for at, status in after if status == 503]
-        check(bool(refused), f"{instance}/readyz answered 503 during the outage ({len(refused)} times)")
-        check(instance in ready_again and after[-1][1] == 200,
-              f"{instance}/readyz is 200 again, {ready_again.get(instance, crashed_at) - crashed_at:.1f} s after the crash")
+        if planned:
+            # A switchover may be over between two polls: its outage is reported, not required.
+            print(f"{instance}/readyz answered 503 {len(refused)} times during the switchover", flush=True)
+        else:
+            check(bool(refused), f"{instance}/readyz answered 503 during the outage ({len(refused)} times)")
+        if planned:
+            check(after[-1][1] == 200, f"{instance}/readyz is 200 after the switchover")
+        else:
+            check(instance in ready_again and after[-1][1] == 200,
+                  f"{instance}/readyz is 200 again, {ready_again.get(instance, crashed_at) - crashed_at:.1f} s after the crash")
     for instance, samples in rpc.items():
         after = [(at, status, code) for at, status, code in samples if at > crashed_at]
         internal = [entry for entry in after if entry[2] == -32603 or entry[1] == 500]
@@ -131,9 +144,9 @@ def main(token, crash, bases):
         refused = sum(1 for entry in after_crash if entry[2] == 503)
         print(f"clients saw the outage for {outage:.1f} s: {len(after_crash)} attempts sent again "
               f"({refused} answered 503, {len(after_crash) - refused} dropped or 502/504), "
-              f"first {after_crash[0][0] - crashed_at:.1f} s after the crash", flush=True)
+              f"first {after_crash[0][0] - crashed_at:.1f} s after the {event}", flush=True)
     print(f"{len(retries)} attempts were sent again in all", flush=True)
-    check(acknowledged_count() > before, f"transfers acknowledged after the failover ({acknowledged_count() - before} since the crash)")
+    check(acknowledged_count() > before, f"transfers acknowledged after the {event} ({acknowledged_count() - before} since)")
 
     total = 0
     for index, (_, account, acknowledged) in enumerate(workers):
@@ -150,4 +163,8 @@ def main(token, crash, bases):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3:])
+    arguments = sys.argv[1:]
+    planned = arguments[:1] == ["--planned"]
+    if planned:
+        arguments = arguments[1:]
+    main(arguments[0], arguments[1], arguments[2:], planned=planned)

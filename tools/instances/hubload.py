@@ -79,11 +79,11 @@ def guarded(work, unanswered):
     return run
 
 
-def transfers(base, token, issuance, account, acknowledged, unanswered):
-    """One worker's transfers of 1 unit into its own account, each with a fresh key."""
+def transfers(base, token, issuance, account, acknowledged, unanswered, asset="LOAD"):
+    """One worker's transfers of 1 unit of `asset` into its own account, each with a fresh key."""
     while not stop.is_set():
         key = str(uuid.uuid4())
-        body = {"debit_account_id": issuance, "credit_account_id": account, "amount": "1", "asset": "LOAD"}
+        body = {"debit_account_id": issuance, "credit_account_id": account, "amount": "1", "asset": asset}
         status, payload = answered(base, "POST", "/v1/ledger/transfers", body, token, {"Idempotency-Key": key})
         if status in (200, 201):
             acknowledged.append(payload["id"])
