@@ -4,7 +4,7 @@
 ARGS ?=
 
 .DEFAULT_GOAL := build
-.PHONY: test evm-difftest evm-contracts evm-testnode bench-evm bench-evm-market contract-test browser-test security-attacks run bench-ledger bench-http bench-ble-sessions bench-chainkit build format lint
+.PHONY: test evm-difftest evm-contracts evm-testnode bench-evm bench-evm-market contract-test browser-test security-attacks run bench-ledger bench-http bench-ble-sessions bench-substrate bench-chainkit build format lint
 
 test:
 	bash scripts/test.sh $(ARGS)
@@ -42,6 +42,9 @@ bench-http:
 
 bench-ble-sessions:
 	bash scripts/bench-ble-sessions.sh
+
+bench-substrate:
+	bash scripts/bench-substrate.sh
 
 build:
 	swift build
