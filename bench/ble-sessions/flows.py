@@ -18,11 +18,13 @@ p50/p99/mean of a flow and of each step, and the errors by step and status (ther
 At the end the payees' wallets must hold exactly 2500 × every flow completed, warm-up included.
 
 Sign-ins are rate-limited per client address (a burst of 10), so the setup signs users in from
-127.1.0.x, ten per address. Standard library and the pinned aiohttp (requirements.txt) only.
+127.1.0.x, ten per address. Standard library, the pinned aiohttp (requirements.txt) and
+bench/lib/httpload.py only.
 """
 import argparse
 import asyncio
 import json
+import os
 import secrets
 import sys
 import time
@@ -30,51 +32,12 @@ import uuid
 
 import aiohttp
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from httpload import RequestError, call, client, gather_bounded, latency_summary, loopback  # noqa: E402
+
 RAIL = "/v1/rails/ble-sessions"
 AMOUNT = 2500
 STEPS = ("create", "resolve", "lock", "pay")
-
-
-class FlowError(Exception):
-    def __init__(self, step, status, body):
-        super().__init__(f"{step}: HTTP {status}: {str(body)[:300]}")
-        self.step, self.status, self.body = step, status, body
-
-
-def loopback(block: int, index: int) -> str:
-    """The index-th loopback address of 127.<block>.0.0/16: 127.<block>.<index // 250>.<1 + index % 250>."""
-    return f"127.{block}.{index // 250}.{1 + index % 250}"
-
-
-def client(local_address=None, connections=4) -> aiohttp.ClientSession:
-    connector = aiohttp.TCPConnector(limit=connections, local_addr=(local_address, 0) if local_address else None)
-    # trust_env=False: requests to the hub on loopback never go through a proxy the environment names.
-    return aiohttp.ClientSession(connector=connector, trust_env=False, timeout=aiohttp.ClientTimeout(total=30))
-
-
-async def call(http, method, url, step, *, token=None, body=None, headers=None, want=(200, 201)):
-    request_headers = dict(headers or {})
-    if token:
-        request_headers["Authorization"] = f"Bearer {token}"
-    async with http.request(method, url, json=body, headers=request_headers) as response:
-        text = await response.text()
-        try:
-            payload = json.loads(text) if text else None
-        except ValueError:
-            payload = text
-        if response.status not in want:
-            raise FlowError(step, response.status, payload)
-        return payload
-
-
-async def gather_bounded(limit, coroutines):
-    semaphore = asyncio.Semaphore(limit)
-
-    async def run(coroutine):
-        async with semaphore:
-            return await coroutine
-
-    return await asyncio.gather(*(run(c) for c in coroutines))
 
 
 async def setup(base, admin_token, asset, payee_count, payer_count, funding, login_block=1):
@@ -127,7 +90,7 @@ class Recorder:
         self.completed_total = 0  # warm-up included: what the payees must have received
 
     def error(self, error):
-        key = f"{error.step} HTTP {error.status}" if isinstance(error, FlowError) else f"{type(error).__name__}"
+        key = f"{error.step} HTTP {error.status}" if isinstance(error, RequestError) else f"{type(error).__name__}"
         self.errors[key] = self.errors.get(key, 0) + 1
         if len(self.samples) < 5:
             self.samples.append(str(error)[:400])
@@ -150,16 +113,16 @@ async def worker(index, base, asset, payee, payer, recorder, stop_at, phase_swit
                 resolved = await call(http, "POST", f"{base}{RAIL}/resolve", "resolve",
                                       body={"advertisement": session["advertisement"]["data"]}, want=(200,))
                 if resolved.get("session_id") != session["id"]:
-                    raise FlowError("resolve", 200, f"resolved {resolved.get('session_id')}, created {session['id']}")
+                    raise RequestError("resolve", 200, f"resolved {resolved.get('session_id')}, created {session['id']}")
                 marks.append(time.perf_counter())
                 await call(http, "POST", f"{base}{RAIL}/sessions/{session['id']}/lock", "lock", token=payer["token"], want=(200,))
                 marks.append(time.perf_counter())
                 paid = await call(http, "POST", f"{base}{RAIL}/sessions/{session['id']}/pay", "pay", token=payer["token"],
                                   headers={"Idempotency-Key": str(uuid.uuid4())}, want=(200,))
                 if paid["session"]["status"] != "paid":
-                    raise FlowError("pay", 200, f"session status {paid['session']['status']}")
+                    raise RequestError("pay", 200, f"session status {paid['session']['status']}")
                 marks.append(time.perf_counter())
-            except (FlowError, aiohttp.ClientError, asyncio.TimeoutError, KeyError, TypeError) as error:
+            except (RequestError, aiohttp.ClientError, asyncio.TimeoutError, KeyError, TypeError) as error:
                 recorder.error(error)
                 continue
             recorder.completed_total += 1
@@ -167,18 +130,6 @@ async def worker(index, base, asset, payee, payer, recorder, stop_at, phase_swit
                 recorder.flows.append(marks[-1] - marks[0])
                 for step, start, end in zip(STEPS, marks, marks[1:]):
                     recorder.steps[step].append(end - start)
-
-
-def summary(seconds_list):
-    if not seconds_list:
-        return {"count": 0, "p50_ms": None, "p99_ms": None, "mean_ms": None, "max_ms": None}
-    ordered = sorted(seconds_list)
-
-    def rank(q):  # nearest rank
-        return ordered[min(len(ordered) - 1, max(0, int(-(-q * len(ordered) // 1)) - 1))] * 1000
-
-    return {"count": len(ordered), "p50_ms": round(rank(0.50), 3), "p99_ms": round(rank(0.99), 3),
-            "mean_ms": round(sum(ordered) / len(ordered) * 1000, 3), "max_ms": round(ordered[-1] * 1000, 3)}
 
 
 async def payee_total(base, admin_token, payees):
@@ -212,8 +163,8 @@ async def run(args):
         "flows": flows,
         "flows_per_sec": round(flows / measured, 2),
         "requests_per_sec": round(4 * flows / measured, 2),
-        "flow": summary(recorder.flows),
-        "steps": {step: summary(values) for step, values in recorder.steps.items()},
+        "flow": latency_summary(recorder.flows),
+        "steps": {step: latency_summary(values) for step, values in recorder.steps.items()},
         "errors": sum(recorder.errors.values()),
         "errors_by_kind": recorder.errors,
         "error_samples": recorder.samples,

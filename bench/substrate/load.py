@@ -24,13 +24,13 @@ loopback address: the sign-in limit's burst), and has each make a custodial wall
 sensor. Prints one JSON object: per phase the requests/s, p50/p99/mean latency and the errors by
 status (there must be none), and each rail phase's rate as a ratio of the transfers'. Checks at the
 end that every worker's DID holds exactly the attributes acknowledged to it, warm-up included.
-Standard library, the pinned aiohttp and py-sr25519-bindings (requirements.txt) only.
+Standard library, the pinned aiohttp and py-sr25519-bindings (requirements.txt) and
+bench/lib/httpload.py only.
 """
 import argparse
 import asyncio
 import hashlib
 import json
-import math
 import os
 import secrets
 import struct
@@ -41,52 +41,13 @@ import uuid
 import aiohttp
 import sr25519
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from httpload import RequestError, call, client, gather_bounded, latency_summary, loopback  # noqa: E402
+
 RAIL = "/v1/rails/substrate"
 # The upload message's tag (docs/substrate-sensors.md).
 TAG = b"hubd-sensor-upload-v1\x00"
 PHASES = ("transfers", "did", "upload")
-
-
-class LoadError(Exception):
-    def __init__(self, step, status, body):
-        super().__init__(f"{step}: HTTP {status}: {str(body)[:300]}")
-        self.step, self.status = step, status
-
-
-def loopback(block: int, index: int) -> str:
-    """The index-th loopback address of 127.<block>.0.0/16."""
-    return f"127.{block}.{index // 250}.{1 + index % 250}"
-
-
-def client(local_address=None, connections=4) -> aiohttp.ClientSession:
-    connector = aiohttp.TCPConnector(limit=connections, local_addr=(local_address, 0) if local_address else None)
-    # trust_env=False: requests to the hub on loopback never go through a proxy the environment names.
-    return aiohttp.ClientSession(connector=connector, trust_env=False, timeout=aiohttp.ClientTimeout(total=30))
-
-
-async def call(http, method, url, step, *, token=None, body=None, data=None, headers=None, want=(200, 201)):
-    request_headers = dict(headers or {})
-    if token:
-        request_headers["Authorization"] = f"Bearer {token}"
-    async with http.request(method, url, json=body, data=data, headers=request_headers) as response:
-        text = await response.text()
-        try:
-            payload = json.loads(text) if text else None
-        except ValueError:
-            payload = text
-        if response.status not in want:
-            raise LoadError(step, response.status, payload)
-        return payload
-
-
-async def gather_bounded(limit, coroutines):
-    semaphore = asyncio.Semaphore(limit)
-
-    async def run(coroutine):
-        async with semaphore:
-            return await coroutine
-
-    return await asyncio.gather(*(run(c) for c in coroutines))
 
 
 def time_ordered_id() -> str:
@@ -156,7 +117,7 @@ class Phase:
         self.acknowledged = 0  # warm-up included
 
     def error(self, error):
-        key = f"HTTP {error.status}" if isinstance(error, LoadError) else type(error).__name__
+        key = f"HTTP {error.status}" if isinstance(error, RequestError) else type(error).__name__
         self.errors[key] = self.errors.get(key, 0) + 1
         if len(self.samples) < 5:
             self.samples.append(str(error)[:400])
@@ -175,7 +136,7 @@ async def drive(phase, index, send, warmup, seconds):
             began = time.perf_counter()
             try:
                 await send(http, sent)
-            except (LoadError, aiohttp.ClientError, asyncio.TimeoutError, KeyError, TypeError) as error:
+            except (RequestError, aiohttp.ClientError, asyncio.TimeoutError, KeyError, TypeError) as error:
                 phase.error(error)
                 continue
             finally:
@@ -186,17 +147,13 @@ async def drive(phase, index, send, warmup, seconds):
 
 
 def summary(phase, seconds):
-    ordered = sorted(phase.latencies)
-
-    def rank(q):  # nearest rank, in milliseconds
-        return round(ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))] * 1000, 3)
-
+    latency = latency_summary(phase.latencies)
     return {
-        "requests": len(ordered),
-        "per_sec": round(len(ordered) / seconds, 2),
-        "p50_ms": rank(0.50) if ordered else None,
-        "p99_ms": rank(0.99) if ordered else None,
-        "mean_ms": round(sum(ordered) / len(ordered) * 1000, 3) if ordered else None,
+        "requests": latency["count"],
+        "per_sec": round(latency["count"] / seconds, 2),
+        "p50_ms": latency["p50_ms"],
+        "p99_ms": latency["p99_ms"],
+        "mean_ms": latency["mean_ms"],
         "errors": sum(phase.errors.values()),
         "errors_by_kind": phase.errors,
         "error_samples": phase.samples,
