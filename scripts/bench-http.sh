@@ -47,25 +47,8 @@ hubd=$root/.build/release/hubd
 ledger_bench=$root/.build/release/LedgerBench
 [[ -x $hubd && -x $ledger_bench ]] || die "hubd or LedgerBench was not built"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/hub-bench-http.XXXXXX")
-server_pid=
-pg_dir=
-# Graceful shutdown first; a server that hangs is killed after 15 s.
-source "$root/scripts/lib/stop-process.bash"
-stop_server() {
-    stop_process "$server_pid"
-    server_pid=
-}
-cleanup() {
-    stop_server
-    if [[ -n $pg_dir ]]; then bash "$root/scripts/pg-throwaway.sh" stop "$pg_dir" || true; fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+source "$root/scripts/lib/bench-server.bash"
+bench_work http
 
 results=$work/results.jsonl
 : >"$results"
@@ -146,17 +129,7 @@ for backend in $backends; do
             run_backend sqlite "sqlite:$work/hub.sqlite"
             ;;
         postgres)
-            url=${HUB_BENCH_POSTGRES_URL:-}
-            if [[ -z $url ]]; then
-                if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
-                    say "[postgres] skipped: no PostgreSQL server installed (scripts/install-deps.sh installs one)"
-                    continue
-                fi
-                # Its own folder under /tmp: the server runs as `postgres`, which cannot enter $work.
-                pg_dir=$(mktemp -d "${TMPDIR:-/tmp}/hub-bench-http-pg.XXXXXX")
-                # A free port, so that runs of the tests and bench-ledger (54329, 54330) can share the machine.
-                url=$(bash scripts/pg-throwaway.sh start "$pg_dir" "$(free_port)")
-            fi
+            bench_postgres_url || continue
             # The direct measurement empties its database's schema: give it a database of its own.
             psql -q "$url" -c "DROP DATABASE IF EXISTS hub_bench_direct" -c "CREATE DATABASE hub_bench_direct" ||
                 die "[postgres] could not create the database hub_bench_direct"
@@ -169,17 +142,11 @@ done
 
 mkdir -p bench/results
 python3 - "$results" "$direct" bench/results/http.json "$single_connections" "$batch_connections" "$batch_size" <<'EOF'
-import json, os, platform, sys, time
+import json, sys, time
+sys.path.insert(0, "bench/lib")
+from machine import machine
 results_path, direct_path, output_path, single_connections, batch_connections, batch_size = sys.argv[1:]
 rows = [json.loads(line) for line in open(results_path) if line.strip()]
-
-
-def machine():
-    memory = next((int(l.split()[1]) for l in open("/proc/meminfo") if l.startswith("MemTotal:")), 0) // (1024 * 1024)
-    system = platform.system()
-    if os.path.exists("/etc/os-release"):
-        system = next((l.split("=", 1)[1].strip().strip('"') for l in open("/etc/os-release") if l.startswith("PRETTY_NAME=")), system)
-    return f"{os.cpu_count()} cores, {memory} GiB, {system}"
 
 
 # The ledger measured directly (no HTTP) in the same run, in each workload's shape.

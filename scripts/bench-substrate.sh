@@ -31,17 +31,10 @@ backends=${BENCH_BACKENDS:-sqlite postgres}
 output_file=${BENCH_RESULTS:-bench/results/substrate.json}
 export no_proxy=127.0.0.1${no_proxy:+,$no_proxy} NO_PROXY=127.0.0.1${NO_PROXY:+,$NO_PROXY}
 
-# --- the load generator's venv (aiohttp, py-sr25519-bindings; pinned), rebuilt when its requirements change.
+source "$root/scripts/lib/bench-server.bash"
+# The load generator's venv (aiohttp, py-sr25519-bindings; pinned), rebuilt when its requirements change.
 venv=$root/.build-bench/substrate-venv
-requirements=$root/bench/substrate/requirements.txt
-if [[ ! -x $venv/bin/python ]] || ! cmp -s "$requirements" "$venv/requirements.txt"; then
-    say "building $venv from bench/substrate/requirements.txt"
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check --only-binary :all: -r "$requirements" ||
-        die "could not install the load generator's packages from PyPI"
-    cp "$requirements" "$venv/requirements.txt"
-fi
+pinned_venv "$venv" bench/substrate/requirements.txt
 
 bash scripts/install-deps.sh
 say "building hubd (release; several minutes the first time)"
@@ -49,24 +42,7 @@ swift build -c release --product hubd
 hubd=$root/.build/release/hubd
 [[ -x $hubd ]] || die "$hubd was not built"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/hub-bench-substrate.XXXXXX")
-server_pid=
-pg_dir=
-source "$root/scripts/lib/stop-process.bash"
-stop_server() {
-    stop_process "$server_pid"
-    server_pid=
-}
-cleanup() {
-    stop_server
-    if [[ -n $pg_dir ]]; then bash "$root/scripts/pg-throwaway.sh" stop "$pg_dir" || true; fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+bench_work substrate
 
 # The rail alone, with its defaults: peaq's bundled metadata for DIDs, sensors on.
 cat >"$work/plugins.json" <<EOF
@@ -123,43 +99,15 @@ EOF
     }
 }
 
-for backend in $backends; do
-    case $backend in
-        sqlite)
-            run_backend sqlite "sqlite:$work/hub.sqlite"
-            ;;
-        postgres)
-            url=${HUB_BENCH_POSTGRES_URL:-}
-            if [[ -z $url ]]; then
-                if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
-                    say "[postgres] skipped: no PostgreSQL server installed (scripts/install-deps.sh installs one)"
-                    continue
-                fi
-                # Its own folder under /tmp: the server runs as `postgres`, which cannot enter $work.
-                pg_dir=$(mktemp -d "${TMPDIR:-/tmp}/hub-bench-substrate-pg.XXXXXX")
-                url=$(bash scripts/pg-throwaway.sh start "$pg_dir" "$(free_port)")
-            fi
-            run_backend postgres "$url"
-            ;;
-        *) die "unknown backend '$backend' in BENCH_BACKENDS" ;;
-    esac
-done
+for_each_backend
 
 mkdir -p "$(dirname "$output_file")"
 python3 - "$results" "$output_file" <<'EOF'
-import json, os, platform, sys, time
+import json, sys, time
+sys.path.insert(0, "bench/lib")
+from machine import machine
 results_path, output_path = sys.argv[1:]
 rows = [json.loads(line) for line in open(results_path) if line.strip()]
-
-
-def machine():
-    memory = next((int(l.split()[1]) for l in open("/proc/meminfo") if l.startswith("MemTotal:")), 0) // (1024 * 1024)
-    model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown CPU")
-    system = platform.system()
-    if os.path.exists("/etc/os-release"):
-        system = next((l.split("=", 1)[1].strip().strip('"') for l in open("/etc/os-release") if l.startswith("PRETTY_NAME=")), system)
-    return f"{os.cpu_count()} cores ({model}), {memory} GiB, {system}"
-
 
 print()
 header = f"{'backend':<9} {'phase':<10} {'workers':>7} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'ratio':>6} {'errors':>6}"

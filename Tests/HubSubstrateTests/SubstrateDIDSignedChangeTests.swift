@@ -17,6 +17,19 @@ extension SubstrateRailTests {
     struct SubstrateDIDSignedChangeTests {
         typealias DIDs = SubstrateDIDTests
 
+        /// Prepares `body`: the answer (200 expected) and the message to sign.
+        static func prepare(
+            _ client: any TestClientProtocol,
+            did: String,
+            token: String,
+            _ body: [String: Any]
+        ) async throws -> (answer: [String: Any], message: [UInt8]) {
+            let prepared = try await client.substrate(.post, "/dids/\(did)/changes/prepare", token: token, body)
+            #expect(prepared.status == .ok, "\(prepared.text)")
+            let messageHex = try #require(prepared.object["message"] as? String)
+            return (prepared.object, try #require(HexText.decode(messageHex)))
+        }
+
         /// Prepares `body`, signs the answered message with `key` and submits it: the submit's response.
         static func signAndSubmit(
             _ client: any TestClientProtocol,
@@ -25,14 +38,11 @@ extension SubstrateRailTests {
             key: TestKey,
             _ body: [String: Any]
         ) async throws -> (prepared: [String: Any], submitted: TestResponse) {
-            let prepared = try await client.substrate(.post, "/dids/\(did)/changes/prepare", token: token, body)
-            #expect(prepared.status == .ok, "\(prepared.text)")
-            let messageHex = try #require(prepared.object["message"] as? String)
-            let message = try #require(HexText.decode(messageHex))
+            let prepared = try await prepare(client, did: did, token: token, body)
             var signed = body
-            signed["nonce"] = prepared.object["nonce"]
-            signed["signature"] = key.sign(bytes: message)
-            return (prepared.object, try await client.substrate(.post, "/dids/\(did)/changes", token: token, signed))
+            signed["nonce"] = prepared.answer["nonce"]
+            signed["signature"] = key.sign(bytes: prepared.message)
+            return (prepared.answer, try await client.substrate(.post, "/dids/\(did)/changes", token: token, signed))
         }
 
         @Test(
@@ -103,10 +113,9 @@ extension SubstrateRailTests {
                 var signed: [[String: Any]] = []
                 for name in ["a", "b", "c", "d"] {
                     var body: [String: Any] = ["call": "add_attribute", "name": name, "value": name]
-                    let prepared = try await client.substrate(.post, "/dids/\(did)/changes/prepare", token: bob, body)
-                    let messageHex = try #require(prepared.object["message"] as? String)
+                    let prepared = try await Self.prepare(client, did: did, token: bob, body)
                     body["nonce"] = 0
-                    body["signature"] = key.sign(bytes: try #require(HexText.decode(messageHex)))
+                    body["signature"] = key.sign(bytes: prepared.message)
                     signed.append(body)
                 }
                 let bodies = signed.map { body in (try? JSONSerialization.data(withJSONObject: body)) ?? Data() }
@@ -142,15 +151,11 @@ extension SubstrateRailTests {
                 // Two changes prepared for the same nonce: the first submitted wins, the second is stale.
                 let first: [String: Any] = ["call": "add_attribute", "name": "a", "value": "1"]
                 let second: [String: Any] = ["call": "add_attribute", "name": "b", "value": "2"]
-                let secondPrepared = try await client.substrate(.post, "/dids/\(did)/changes/prepare", token: bob, second)
-                let secondHex = try #require(secondPrepared.object["message"] as? String)
-                let secondMessage = try #require(HexText.decode(secondHex))
+                let secondMessage = try await Self.prepare(client, did: did, token: bob, second).message
                 let (_, firstSubmitted) = try await Self.signAndSubmit(client, did: did, token: bob, key: key, first)
                 #expect(firstSubmitted.status == .created, "\(firstSubmitted.text)")
 
-                let prepared = try await client.substrate(.post, "/dids/\(did)/changes/prepare", token: bob, second)
-                let messageHex = try #require(prepared.object["message"] as? String)
-                let message = try #require(HexText.decode(messageHex))
+                let message = try await Self.prepare(client, did: did, token: bob, second).message
                 func submit(_ body: [String: Any], nonce: Any?, signature: Any?) -> [String: Any] {
                     var body = body
                     body["nonce"] = nonce

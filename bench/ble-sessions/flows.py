@@ -33,7 +33,7 @@ import uuid
 import aiohttp
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from httpload import RequestError, call, client, gather_bounded, latency_summary, loopback  # noqa: E402
+from httpload import RequestError, call, client, gather_bounded, latency_summary, loopback, sign_in_all  # noqa: E402
 
 RAIL = "/v1/rails/ble-sessions"
 AMOUNT = 2500
@@ -65,18 +65,7 @@ async def setup(base, admin_token, asset, payee_count, payer_count, funding, log
 
         await gather_bounded(16, [fund(p) for p in payers])
 
-    # Sign-ins: ten per source address (the auth rate limit's burst), from 127.1.0.1 on.
-    users = payees + payers
-
-    async def sign_in(group, members):
-        async with client(loopback(login_block, group), connections=2) as http:
-            for user in members:
-                answer = await call(http, "POST", f"{base}/v1/auth/login", "setup: login",
-                                    body={"email": user["email"], "password": password}, want=(200,))
-                user["token"] = answer["access_token"]
-
-    groups = [users[i:i + 10] for i in range(0, len(users), 10)]
-    await gather_bounded(8, [sign_in(g, members) for g, members in enumerate(groups)])
+    await sign_in_all(base, payees + payers, password, login_block)
     return payees, payers
 
 

@@ -57,6 +57,21 @@ async def gather_bounded(limit, coroutines):
     return await asyncio.gather(*(run(c) for c in coroutines))
 
 
+async def sign_in_all(base, users, password, block):
+    """Signs every user ({"email"}) in with `password`, setting its "token": ten per source address
+    (the sign-in rate limit's burst), from 127.<block>.0.1 on."""
+
+    async def sign_in(group, members):
+        async with client(loopback(block, group), connections=2) as http:
+            for user in members:
+                answer = await call(http, "POST", f"{base}/v1/auth/login", "setup: login",
+                                    body={"email": user["email"], "password": password}, want=(200,))
+                user["token"] = answer["access_token"]
+
+    groups = [users[i:i + 10] for i in range(0, len(users), 10)]
+    await gather_bounded(8, [sign_in(g, members) for g, members in enumerate(groups)])
+
+
 def latency_summary(seconds_list):
     """Count, nearest-rank p50 and p99, mean and max, in milliseconds."""
     if not seconds_list:

@@ -42,7 +42,7 @@ import aiohttp
 import sr25519
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from httpload import RequestError, call, client, gather_bounded, latency_summary, loopback  # noqa: E402
+from httpload import RequestError, call, client, gather_bounded, latency_summary, loopback, sign_in_all  # noqa: E402
 
 RAIL = "/v1/rails/substrate"
 # The upload message's tag (docs/substrate-sensors.md).
@@ -85,15 +85,7 @@ async def setup(base, admin_token, count):
 
         users = await gather_bounded(16, [new_user(i) for i in range(count)])
 
-    async def sign_in(group, members):
-        async with client(loopback(1, group), connections=2) as http:
-            for user in members:
-                answer = await call(http, "POST", f"{base}/v1/auth/login", "setup: login",
-                                    body={"email": user["email"], "password": password}, want=(200,))
-                user["token"] = answer["access_token"]
-
-    groups = [users[i:i + 10] for i in range(0, len(users), 10)]
-    await gather_bounded(8, [sign_in(g, members) for g, members in enumerate(groups)])
+    await sign_in_all(base, users, password, 1)
 
     async with client(connections=16) as http:
         async def equip(index, user):

@@ -308,19 +308,8 @@ struct LocalChainRailTests {
         let chainID: UInt64 = 4_600
         let alice = TestKeys.address(TestKeys.alice)
         try await withDatabase(on: backend) { database in
-            func hub(sealTickMs: Int) throws -> Hub {
-                try HubAssembly.make(
-                    database: database,
-                    pluginsFile: PluginsFile(entries: [localChainEntry(keyFile: keyFile, sealTickMs: sealTickMs)], path: "test-plugins.json"),
-                    secretsKeyFile: testSecretsKeyFile(for: database.url),
-                    builtIn: [LocalChainPlugin.self],
-                    identityConfiguration: testIdentityConfiguration,
-                    logger: Logger(label: "test"),
-                    authenticator: TestAuthenticator()
-                )
-            }
             // First process: its sealer never ticks within the test (10 s), so the grant only waits.
-            let first = try hub(sealTickMs: 10_000)
+            let first = try localChainHub(database: database, keyFile: keyFile, sealTickMs: 10_000)
             try await HubAssembly.migrator(for: first).migrate(database)
             try await first.prepare()
             let firstApp = Application(router: buildRouter(hub: first), services: first.services)
@@ -335,7 +324,7 @@ struct LocalChainRailTests {
                 #expect(try await api.poolCount(chainID) == 1)
             }
             // Second process on the same database and key file seals it.
-            let second = try hub(sealTickMs: 20)
+            let second = try localChainHub(database: database, keyFile: keyFile, sealTickMs: 20)
             try await HubAssembly.migrator(for: second).migrate(database)
             try await second.prepare()
             let secondApp = Application(router: buildRouter(hub: second), services: second.services)

@@ -185,19 +185,8 @@ struct LocalChainWebSocketTests {
         defer { try? FileManager.default.removeItem(atPath: (keyFile as NSString).deletingLastPathComponent) }
         let chainID: UInt64 = 5_302
         try await withDatabase(on: backend) { database in
-            @Sendable func hub(sealTickMs: Int) throws -> Hub {
-                try HubAssembly.make(
-                    database: database,
-                    pluginsFile: PluginsFile(entries: [localChainEntry(keyFile: keyFile, sealTickMs: sealTickMs)], path: "test-plugins.json"),
-                    secretsKeyFile: testSecretsKeyFile(for: database.url),
-                    builtIn: [LocalChainPlugin.self],
-                    identityConfiguration: testIdentityConfiguration,
-                    logger: Logger(label: "test"),
-                    authenticator: TestAuthenticator()
-                )
-            }
             // The sealer: started first, it holds the sealer lease throughout.
-            let sealing = try hub(sealTickMs: 20)
+            let sealing = try localChainHub(database: database, keyFile: keyFile, sealTickMs: 20)
             try await HubAssembly.migrator(for: sealing).migrate(database)
             try await sealing.prepare()
             try await Application(router: buildRouter(hub: sealing), services: sealing.services).test(.router) {
@@ -205,7 +194,7 @@ struct LocalChainWebSocketTests {
                 let sealingAPI = LocalChainAPI(client: sealingClient, database: database)
                 #expect(try await sealingAPI.createChain(chainID).status == .created)
                 // The subscribers' instance: its own sealer would wait 10 s, longer than the test.
-                let serving = try hub(sealTickMs: 10_000)
+                let serving = try localChainHub(database: database, keyFile: keyFile, sealTickMs: 10_000)
                 try await serving.prepare()
                 let router = buildRouter(hub: serving)
                 try await Application(router: router, server: buildServer(router: router), services: serving.services).test(.live) {

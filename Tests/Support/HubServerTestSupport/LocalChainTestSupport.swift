@@ -24,6 +24,20 @@ public func localChainEntry(keyFile: String, sealTickMs: Int = 20) -> PluginsFil
     )
 }
 
+/// A hub process with the local chain rail on `database`, not yet migrated or prepared: for tests
+/// that run several processes on one database, one after another or side by side.
+public func localChainHub(database: Database, keyFile: String, sealTickMs: Int) throws -> Hub {
+    try HubAssembly.make(
+        database: database,
+        pluginsFile: PluginsFile(entries: [localChainEntry(keyFile: keyFile, sealTickMs: sealTickMs)], path: "test-plugins.json"),
+        secretsKeyFile: testSecretsKeyFile(for: database.url),
+        builtIn: [LocalChainPlugin.self],
+        identityConfiguration: testIdentityConfiguration,
+        logger: Logger(label: "test"),
+        authenticator: TestAuthenticator()
+    )
+}
+
 /// A hub with the local chain rail, its sealer ticking every 20 ms.
 public func withLocalChainHub(
     on backend: TestBackend,
