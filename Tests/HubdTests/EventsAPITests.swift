@@ -80,6 +80,50 @@ struct EventsAPITests {
             #expect(secondIDs == Array((resumeFrom + 1)...(last + 1)), "second connection: \(secondIDs)")
         }
     }
+
+    /// Many streams share the bus's window of recent events (`RecentEvents`): each must still get
+    /// exactly its own events, in order, whether or not it filters.
+    @Test("twelve streams at once, a third of them filtered, each get every event of theirs once and in order", arguments: TestBackend.enabled)
+    func manyStreams(backend: TestBackend) async throws {
+        try await withTestHub(on: backend, testing: .live) { hub, client in
+            let port = try #require(client.port)
+            let (_, aliceWallet, bobWallet) = try await LedgerAPITests.setUp(client)
+            let before = try await hub.database.read { try EventLog.lastSequence(on: $0) }
+            let streams = try (0..<12).map { index in
+                try SSEClient.start(
+                    port: port,
+                    lastEventID: before,
+                    seconds: Self.streamWindow,
+                    query: index % 3 == 0 ? "?type=ledger.transfer.*" : ""
+                )
+            }
+            try await Task.sleep(for: .milliseconds(400))
+            // Transfers, with an asset (another type of event) in the middle.
+            for amount in 1...6 {
+                let pay = jsonBody(["debit_account_id": aliceWallet, "credit_account_id": bobWallet, "amount": String(amount), "asset": "EVT"])
+                try await client.execute(uri: "/v1/ledger/transfers", method: .post, headers: LedgerAPITests.alice + jsonHeaders, body: pay) {
+                    #expect($0.status == .created)
+                }
+                if amount == 3 {
+                    let asset = jsonBody(["code": "TKN", "scale": 0, "name": "Tokens"])
+                    try await client.execute(uri: "/v1/assets", method: .post, headers: LedgerAPITests.admin + jsonHeaders, body: asset) {
+                        #expect($0.status == .created)
+                    }
+                }
+            }
+            let last = try await hub.database.read { try EventLog.lastSequence(on: $0) }
+            let transferEvents = try await hub.database.read { connection in
+                try EventLog.read(after: before, limit: 1000, filter: try #require(EventFilter(["ledger.transfer.*"])), on: connection).map(
+                    \.sequence
+                )
+            }
+            #expect(transferEvents.count == 6)
+            for (index, stream) in streams.enumerated() {
+                let ids = try await stream.finish()
+                #expect(ids == (index % 3 == 0 ? transferEvents : Array((before + 1)...last)), "stream \(index): \(ids)")
+            }
+        }
+    }
 }
 
 /// A real HTTP client for the event stream: curl, reading for a fixed time, then the `id:` lines.
@@ -88,12 +132,12 @@ struct EventsAPITests {
 struct SSEClient {
     let process: SpawnedChild
 
-    static func start(port: Int, lastEventID: Int64, seconds: Int) throws -> SSEClient {
+    static func start(port: Int, lastEventID: Int64, seconds: Int, query: String = "") throws -> SSEClient {
         let arguments = [
             "-sN", "--max-time", String(seconds),
             "-H", "Authorization: Bearer test|admin-1|admin",
             "-H", "Last-Event-ID: \(lastEventID)",
-            "http://127.0.0.1:\(port)/v1/events/stream",
+            "http://127.0.0.1:\(port)/v1/events/stream\(query)",
         ]
         return SSEClient(process: try SpawnedChild.start("/usr/bin/curl", arguments))
     }

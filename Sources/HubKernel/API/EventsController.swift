@@ -79,10 +79,9 @@ public struct EventsController: Sendable {
         )
     }
 
-    private enum Wakeup: Sendable { case events, heartbeat, stop }
-
     /// Writes events after `after` as they appear, until the client goes away (a write throws) or
-    /// the server shuts down gracefully (the stream ends so shutdown does not wait on it).
+    /// the server shuts down gracefully (the stream ends so shutdown does not wait on it). A
+    /// keep-alive comment goes out when a heartbeat passes with nothing written.
     private static func pump(
         bus: EventBus,
         after: Int64,
@@ -91,60 +90,123 @@ public struct EventsController: Sendable {
         writer: inout any ResponseBodyWriter
     ) async throws {
         var cursor = after
+        var wroteSinceHeartbeat = true
         try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
-        let (wakeups, wake) = AsyncStream.makeStream(of: Wakeup.self, bufferingPolicy: .bufferingNewest(1))
-        // A newer wakeup can replace `.stop` in the one-slot buffer, so stopping also sets this.
-        let stopped = StopFlag()
-        try await bus.withSubscription { signals in
+        let wakeups = StreamWakeups()
+        try await bus.withStreamSubscription { signals in
             try await withGracefulShutdownHandler {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        for await _ in signals { wake.yield(.events) }
-                        stopped.set()
-                        wake.yield(.stop)  // the bus stopped
+                        for await sequence in signals { wakeups.events(through: sequence) }
+                        wakeups.stop()  // the bus stopped
                     }
                     group.addTask {
                         while true {
                             try await Task.sleep(for: heartbeat)
-                            wake.yield(.heartbeat)
+                            wakeups.heartbeat()
                         }
                     }
                     defer { group.cancelAll() }
-                    for await wakeup in wakeups {
-                        if stopped.isSet { return }
-                        switch wakeup {
-                        case .stop:
-                            return
-                        case .heartbeat:
-                            try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
-                        case .events:
-                            while true {
-                                let from = cursor
-                                let page = try await bus.database.read { try EventLog.read(after: from, limit: 500, filter: filter, on: $0) }
-                                for event in page {
-                                    try await writer.write(
-                                        ByteBuffer(string: "id: \(event.sequence)\nevent: \(event.type)\ndata: \(EventLog.envelope(event))\n\n")
-                                    )
-                                    cursor = event.sequence
-                                }
-                                if page.count < 500 { break }
-                            }
+                    for await _ in wakeups.signals {
+                        let due = wakeups.take()
+                        if due.stop { return }
+                        if let through = due.eventsThrough,
+                            try await write(after: &cursor, through: through, filter: filter, bus: bus, writer: &writer)
+                        {
+                            wroteSinceHeartbeat = true
+                        }
+                        if due.heartbeat {
+                            if !wroteSinceHeartbeat { try await writer.write(ByteBuffer(string: ": keep-alive\n\n")) }
+                            wroteSinceHeartbeat = false
                         }
                     }
                 }
             } onGracefulShutdown: {
-                stopped.set()
-                wake.yield(.stop)
+                wakeups.stop()
             }
         }
     }
+
+    /// Writes the events after `cursor` that match `filter`, up to at least `through` (the log's
+    /// end when the stream was woken), from the bus's window when it covers them and from the
+    /// database otherwise; one write per page. Answers whether anything was written.
+    private static func write(
+        after cursor: inout Int64,
+        through: Int64,
+        filter: EventFilter,
+        bus: EventBus,
+        writer: inout any ResponseBodyWriter
+    ) async throws -> Bool {
+        let pageSize = 500
+        var wrote = false
+        while cursor < through {
+            var page = ""
+            if let slice = bus.recent.read(after: cursor, through: through, limit: pageSize, filter: filter) {
+                for entry in slice.entries { page += entry.message }
+                cursor = slice.searchedThrough
+            } else {
+                let from = cursor
+                let events = try await bus.database.read { try EventLog.read(after: from, limit: pageSize, filter: filter, on: $0) }
+                for event in events {
+                    page += "id: \(event.sequence)\nevent: \(event.type)\ndata: \(EventLog.envelope(event))\n\n"
+                }
+                // A short page holds every match committed before the read began, which includes
+                // everything up to `through`: the cursor may pass events the filter skipped.
+                cursor = events.count < pageSize ? max(events.last?.sequence ?? cursor, through) : events.last!.sequence
+            }
+            if !page.isEmpty {
+                try await writer.write(ByteBuffer(string: page))
+                wrote = true
+            }
+        }
+        return wrote
+    }
 }
 
-/// Set once, read from any task.
-private final class StopFlag: Sendable {
-    private let value = Mutex(false)
-    func set() { value.withLock { $0 = true } }
-    var isSet: Bool { value.withLock { $0 } }
+/// What woke a stream, merged: the bus's signals and the heartbeat's ticks accumulate here and a
+/// one-slot stream only says "look". (With the wakeups themselves in a one-slot buffer, a
+/// heartbeat could replace an unread "new events", and an event committed while the stream was
+/// busy writing waited for the next event, however long that took.)
+final class StreamWakeups: Sendable {
+    struct Due: Equatable {
+        /// The newest sequence signalled since the last take, if any.
+        var eventsThrough: Int64?
+        var heartbeat = false
+        var stop = false
+    }
+
+    private let due = Mutex(Due())
+    /// Yields when something is due; ``take()`` says what.
+    let signals: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
+
+    init() {
+        (signals, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// What is due, and nothing after it (but a stop, which stays).
+    func take() -> Due {
+        due.withLock { current in
+            defer { if !current.stop { current = Due() } }
+            return current
+        }
+    }
+
+    func events(through sequence: Int64) {
+        due.withLock { $0.eventsThrough = max($0.eventsThrough ?? sequence, sequence) }
+        wake.yield()
+    }
+
+    func heartbeat() {
+        due.withLock { $0.heartbeat = true }
+        wake.yield()
+    }
+
+    /// Every later take says stop.
+    func stop() {
+        due.withLock { $0.stop = true }
+        wake.yield()
+    }
 }
 
 extension HTTPField.Name {

@@ -10,9 +10,13 @@ import Synchronization
 /// sequence number, and readers fetch what they have not seen. It learns of new events two ways:
 /// ``nudge()`` from writers in this process (immediate), and a poll of the sequence counter every
 /// ``pollInterval`` for events written by other processes sharing the database.
+///
+/// While live streams are open it also keeps the newest events in memory (``recent``), read once
+/// per batch before the streams are told, so that streams do not each read the log.
 public final class EventBus: Service, Sendable {
     public let database: Database
     public let pollInterval: Duration
+    let recent = RecentEvents()
     private let logger: Logger
     private let state = Mutex(State())
     private let wakeups: AsyncStream<Void>
@@ -21,6 +25,8 @@ public final class EventBus: Service, Sendable {
     private struct State {
         var lastSequence: Int64 = 0
         var subscribers: [UUID: AsyncStream<Int64>.Continuation] = [:]
+        /// Subscribers that read ``recent`` (the live streams).
+        var streams = 0
     }
 
     public init(database: Database, pollInterval: Duration = .milliseconds(250), logger: Logger) {
@@ -55,6 +61,21 @@ public final class EventBus: Service, Sendable {
         return try await body(stream)
     }
 
+    /// ``withSubscription(_:)`` for a reader of ``recent``: the bus keeps the window filled while at
+    /// least one is open.
+    func withStreamSubscription<Result: Sendable>(
+        _ body: (AsyncStream<Int64>) async throws -> Result
+    ) async rethrows -> Result {
+        let first = state.withLock { state in
+            state.streams += 1
+            return state.streams == 1
+        }
+        // The window went stale while no stream read it: start it now rather than at the next tick.
+        if first { nudge() }
+        defer { state.withLock { $0.streams -= 1 } }
+        return try await withSubscription(body)
+    }
+
     public func run() async throws {
         // Ticks and nudges both lead to one poll; whichever comes first.
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -78,11 +99,45 @@ public final class EventBus: Service, Sendable {
     }
 
     private func poll() async {
+        let sequence: Int64
         do {
-            let sequence = try await database.read { try EventLog.lastSequence(on: $0) }
-            publish(sequence)
+            sequence = try await database.read { try EventLog.lastSequence(on: $0) }
         } catch {
             logger.warning("event bus could not read the event sequence", metadata: ["error": "\(error)"])
+            return
+        }
+        if state.withLock({ $0.streams > 0 }) {
+            do {
+                try await fillRecent(through: sequence)
+            } catch {
+                // The streams read the database themselves until a later poll fills the window.
+                recent.clear()
+                logger.warning("event bus could not read the newest events", metadata: ["error": "\(error)"])
+            }
+        } else {
+            recent.clear()
+        }
+        publish(sequence)
+    }
+
+    /// Reads the events after the window's end up to `sequence` into it; a window that covers
+    /// nothing yet starts at `sequence`, and one more than its capacity behind skips ahead.
+    private func fillRecent(through sequence: Int64) async throws {
+        guard var end = recent.end else {
+            recent.reset(at: sequence)
+            return
+        }
+        if sequence - end > Int64(recent.capacity) {
+            end = sequence - Int64(recent.capacity)
+            recent.reset(at: end)
+        }
+        let limit = recent.capacity
+        while end < sequence {
+            let after = end
+            let page = try await database.read { try EventLog.read(after: after, limit: limit, on: $0) }
+            guard let last = page.last else { return }
+            recent.append(page)
+            end = last.sequence
         }
     }
 
