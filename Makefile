@@ -4,7 +4,7 @@
 ARGS ?=
 
 .DEFAULT_GOAL := build
-.PHONY: test evm-difftest evm-contracts evm-testnode bench-evm bench-evm-market contract-test browser-test security-attacks run bench-ledger bench-http bench-ble-sessions bench-substrate bench-chainkit build format lint
+.PHONY: test evm-difftest evm-contracts evm-testnode bench-evm bench-evm-market contract-test browser-test security-attacks run bench-ledger bench-http bench-ble-sessions bench-substrate bench-scale bench-fanout bench-chainkit build format lint
 
 test:
 	bash scripts/test.sh $(ARGS)
@@ -45,6 +45,12 @@ bench-ble-sessions:
 
 bench-substrate:
 	bash scripts/bench-substrate.sh
+
+bench-scale:
+	bash scripts/bench-scale.sh
+
+bench-fanout:
+	bash scripts/bench-fanout.sh
 
 build:
 	swift build

@@ -48,6 +48,8 @@ struct BenchOptions {
     /// Runs only the workloads whose mode starts with one of these (for profiling one of them, or
     /// for `make bench-http`'s direct baselines).
     var only: [String]?
+    /// `--scale-steps`: run `make bench-scale`'s growth instead (ScaleBench).
+    var growth: ScaleBench.Options?
 
     static func parse(_ arguments: [String]) throws -> BenchOptions {
         var options = BenchOptions()
@@ -63,18 +65,37 @@ struct BenchOptions {
             case "--scale": options.scale = Double(iterator.next() ?? "") ?? 1
             case "--only": options.only = (iterator.next() ?? "").split(separator: ",").map(String.init)
             case "--backend": options.backends = (iterator.next() ?? "").split(separator: ",").map(String.init)
+            case "--scale-steps":
+                let steps = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }
+                guard !steps.isEmpty, steps == steps.sorted(), steps.first! > 1 else {
+                    throw BenchError("--scale-steps takes increasing account counts, e.g. 10000,100000,1000000")
+                }
+                options.growth = ScaleBench.Options(databaseURL: "", backend: "", steps: steps)
+            case "--database-url":
+                let url = iterator.next() ?? ""
+                options.growth?.databaseURL = url
+                options.growth?.backend = url.hasPrefix("postgres") ? "postgres" : "sqlite"
+            case "--transfers-per-account": options.growth?.transfersPerAccount = Int(iterator.next() ?? "") ?? 10
+            case "--measured": options.growth?.measured = Int(iterator.next() ?? "") ?? 20_000
+            case "--hubd": options.growth?.hubd = iterator.next() ?? ""
             case "--help", "-h":
                 print(
                     """
                     usage: LedgerBench [--postgres-url URL] [--output FILE] [--quick | --scale X] [--runs N] [--backend sqlite,postgres] [--only MODE[,MODE…]]
                     Measures ledger transfers per second (batched, one caller, 64 concurrent callers) against a
                     hand-written SQL loop doing the same writes. Without --postgres-url only SQLite runs.
+
+                    usage: LedgerBench --scale-steps N1,N2,… --database-url URL [--transfers-per-account T] [--measured M] [--hubd PATH] [--output FILE]
+                    Grows a migrated hub's ledger to N1, N2, … accounts (T transfers per account, default 10) and at
+                    each step measures 64 concurrent callers' single transfers (M, default 20000) and `hubd verify`.
+                    The options after --scale-steps need it first.
                     """
                 )
                 exit(0)
             default: throw BenchError("unknown argument \(argument) (try --help)")
             }
         }
+        if let growth = options.growth, growth.databaseURL.isEmpty { throw BenchError("--scale-steps needs --database-url") }
         return options
     }
 

@@ -6,15 +6,23 @@ import Logging
 struct HubWorkloads {
     let ledger: Ledger
     let backend: String
-    let accounts: [AccountID]
+    var accounts: [AccountID]
     let asset: AssetCode
 
     /// Creates an asset and `accountCount` funded wallets.
     static func prepare(_ ledger: Ledger, backend: String, accountCount: Int) async throws -> HubWorkloads {
         let asset = try await ledger.createAsset(NewAsset(code: AssetCode("BENCH")!, scale: 2, name: "benchmark")).value!
+        let ids = try await fundedAccounts(accountCount, numberedFrom: 0, asset: asset, on: ledger)
+        return HubWorkloads(ledger: ledger, backend: backend, accounts: ids, asset: asset.code)
+    }
+
+    /// Creates `count` wallets of `asset` (owners `bench-N` from `first`), each funded with 2^60
+    /// by a mint from the issuance account: 1,000 accounts and 5,000 mints per database transaction.
+    static func fundedAccounts(_ count: Int, numberedFrom first: Int, asset: Asset, on ledger: Ledger) async throws -> [AccountID] {
         var ids: [AccountID] = []
-        for start in stride(from: 0, to: accountCount, by: 1000) {
-            let chunk = (start..<min(accountCount, start + 1000)).map { index in
+        ids.reserveCapacity(count)
+        for start in stride(from: first, to: first + count, by: 1000) {
+            let chunk = (start..<min(first + count, start + 1000)).map { index in
                 NewAccount(id: .random(), asset: asset.code, owner: .user("bench-\(index)"))
             }
             _ = try await ledger.createAccounts(chunk)
@@ -24,9 +32,10 @@ struct HubWorkloads {
             let mints = ids[start..<min(ids.count, start + 5000)].map { id in
                 TransferRequest(id: .random(), action: .post(debit: asset.issuanceAccountID, credit: id, amount: 1 << 60, asset: asset.code))
             }
-            _ = try await ledger.submit(Array(mints))
+            let results = try await ledger.submit(Array(mints))
+            if let failed = results.first(where: { $0.transfer == nil }) { throw BenchError("a funding mint failed: \(failed)") }
         }
-        return HubWorkloads(ledger: ledger, backend: backend, accounts: ids, asset: asset.code)
+        return ids
     }
 
     func randomTransfer(timeOrdered: Bool = false) -> TransferRequest {

@@ -6,6 +6,10 @@ import Logging
 import ServiceLifecycle
 
 let options = try BenchOptions.parse(CommandLine.arguments)
+if let growth = options.growth {
+    try await ScaleBench.run(growth, output: options.output)
+    exit(0)
+}
 var results: [BenchResult] = []
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hubd-bench-\(UInt32.random(in: 0...UInt32.max))")
 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# How cost grows with the ledger (issue 16): `LedgerBench --scale-steps` grows a migrated hub's
+# ledger step by step (funded accounts, then ten transfers per account in batches) and at each step
+# measures 64 concurrent callers' single transfers between random accounts of the whole ledger
+# (rate, p50, p99; the first step is the baseline) and `hubd verify` in its own process (seconds
+# and peak resident memory, which must stay flat: verify streams). On SQLite and, when a PostgreSQL
+# server is installed, on a throwaway cluster. Then scripts/bench-fanout.sh measures the event
+# stream's fan-out to 1,000 SSE clients across three instances, and bench/scale/plot.py merges
+# everything into bench/results/scale.json and draws bench/results/scale.png.
+# Growth runs in the benchmark's process through the kernel's batched writes, not over HTTP:
+# a hundred million transfers over HTTP would take a day on 2 cores.
+# Usage: scripts/bench-scale.sh
+# Environment: BENCH_SQLITE_STEPS (10000,100000,1000000), BENCH_POSTGRES_STEPS
+#   (10000,100000,1000000,10000000: 10 million accounts and 100 million transfers, hours on 2 cores),
+#   BENCH_TRANSFERS_PER_ACCOUNT (10), BENCH_MEASURED (20000 transfers per step), BENCH_BACKENDS
+#   ("sqlite postgres"), BENCH_SKIP_FANOUT (1 skips the fan-out), HUB_BENCH_POSTGRES_URL.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+say() { echo "bench-scale.sh: $*" >&2; }
+die() {
+    say "$*"
+    exit 1
+}
+
+backends=${BENCH_BACKENDS:-sqlite postgres}
+per_account=${BENCH_TRANSFERS_PER_ACCOUNT:-10}
+measured=${BENCH_MEASURED:-20000}
+export no_proxy=127.0.0.1${no_proxy:+,$no_proxy} NO_PROXY=127.0.0.1${NO_PROXY:+,$NO_PROXY}
+
+source "$root/scripts/lib/bench-server.bash"
+venv=$root/.build-bench/scale-venv
+pinned_venv "$venv" bench/scale/plot-requirements.txt
+
+bash scripts/install-deps.sh
+say "building hubd and LedgerBench (release; several minutes the first time)"
+swift build -c release --product hubd
+swift build -c release --product LedgerBench
+hubd=$root/.build/release/hubd
+
+bench_work scale
+# verify reads no secret, but hubd's start-up makes the key file when it is missing: keep it here.
+export HUB_SECRETS_KEY_FILE=$work/secrets.key
+
+# run_backend NAME DATABASE_URL: the growth steps on one fresh database; writes $work/growth-NAME.json.
+run_backend() {
+    local backend=$1 database=$2 steps
+    case $backend in
+        sqlite) steps=${BENCH_SQLITE_STEPS:-10000,100000,1000000} ;;
+        postgres) steps=${BENCH_POSTGRES_STEPS:-10000,100000,1000000,10000000} ;;
+    esac
+    say "[$backend] steps of $steps accounts, $per_account transfers per account"
+    "$hubd" migrate --database-url "$database" >"$work/migrate-$backend.log" 2>&1 ||
+        die "[$backend] hubd migrate failed: $(tail -n 5 "$work/migrate-$backend.log")"
+    .build/release/LedgerBench --scale-steps "$steps" --database-url "$database" \
+        --transfers-per-account "$per_account" --measured "$measured" --hubd "$hubd" \
+        --output "$work/growth-$backend.json" || die "[$backend] LedgerBench failed"
+    # The database can be tens of GB: gone before the next backend grows its own.
+    if [[ $backend == sqlite ]]; then rm -f "$work"/hub.sqlite*; fi
+    if [[ -n $pg_dir ]]; then
+        bash "$root/scripts/pg-throwaway.sh" stop "$pg_dir" || true
+        rm -rf "$pg_dir"
+        pg_dir=
+    fi
+}
+for_each_backend
+
+fanout=()
+if [[ ${BENCH_SKIP_FANOUT:-0} != 1 ]]; then
+    HUB_BENCH_SKIP_BUILD=1 BENCH_RESULTS="$work/fanout.json" bash scripts/bench-fanout.sh || die "the fan-out benchmark failed"
+    fanout=(--fanout "$work/fanout.json")
+fi
+
+"$venv/bin/python" bench/scale/plot.py \
+    --growth "$work"/growth-*.json "${fanout[@]}" \
+    --output bench/results/scale.json --plot bench/results/scale.png
