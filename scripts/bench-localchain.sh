@@ -4,22 +4,43 @@
 # recovery rate (ChainKitBench secp256k1_recover, measured in the same run, before and after the
 # hub's load) as the ceiling, since every accepted transaction costs one recovery.
 #   1. a release hubd on a throwaway SQLite database with the local chain rail;
-#   2. two chains; SENDERS accounts funded by grants on each; transfers pre-signed (coincurve);
+#   2. two chains for plain payments; SENDERS accounts funded by grants on each; transfers
+#      pre-signed (coincurve); a third chain for ERC-20 transfers, set up untimed by
+#      bench/localchain/erc20.py: the token (tools/localchain/contracts/EventToken.json, the
+#      committed artifact) deployed by a raw transaction and sealed with status 1, each sender paid
+#      the tokens it will send (deployer transfers, JSON-RPC batches of 64), one transfer estimated
+#      with eth_estimateGas (to a recipient holding nothing: a new storage slot, the dearest case)
+#      and that estimate used as every transfer's gas limit, then SENDERS × PER_SENDER
+#      `transfer(to, amount)` calls pre-signed (gas price 0) to ERC20_RECIPIENTS recipients (stalls);
 #   3. bench/localchain/send.py sends each transaction exactly once, one sender's in nonce order on
 #      one connection, then the script waits until every one is sealed:
-#      - single calls: SENDERS × PER_SENDER transactions, one eth_sendRawTransaction per request,
-#        from CONNECTIONS keep-alive connections (a wallet's way);
-#      - batches: SENDERS × BATCH_PER_SENDER transactions, BATCH calls per JSON-RPC batch request,
-#        from BATCH_CONNECTIONS connections (a relay's or a busy wallet backend's way).
-#   The client runs on the same machine and takes CPU from hubd.
-# Prints a table and writes bench/results/localchain.json.
+#      - single calls: SENDERS × PER_SENDER plain transfers, one eth_sendRawTransaction per
+#        request, from CONNECTIONS keep-alive connections (a wallet's way);
+#      - ERC-20 transfers: SENDERS × PER_SENDER token transfers, sent exactly as the single calls
+#        (one call per request, CONNECTIONS connections): a wallet sends its owner's token payment
+#        alone, as it sends a plain one, so the two differ only in what the hub executes; after
+#        the wait every receipt must have status 1 and one Transfer log, every recipient's
+#        balanceOf (eth_call) must be what was sent to it and every sender's zero;
+#      - batches: SENDERS × BATCH_PER_SENDER plain transfers, BATCH calls per JSON-RPC batch
+#        request, from BATCH_CONNECTIONS connections (a relay's or a busy wallet backend's way).
+#   The client runs on the same machine and takes CPU from hubd. Every transaction, plain or
+#   ERC-20, costs one recovery, so the recovery rate is the ceiling of both. A block holds at most
+#   `max_block_transactions` (2000) and the chain's block gas limit (30,000,000): 1,428 plain
+#   transfers (21,000 gas) or ~880 of these ERC-20 transfers (29,000-51,000 gas used, and the next
+#   one must fit with its whole gas limit), so at one block a second the sealed rates may be those
+#   caps rather than the hub's; `largest_block_gas_used` shows when blocks were full, and a shorter
+#   BENCH_INTERVAL_MS lifts the caps.
+# Prints a table and writes bench/results/localchain.json (its `erc20_transfers` and
+# `erc20_vs_single_sealed` next to `single_calls` and `batches`).
 # A sender's transactions wait in the pool at most `max_nonce_gap` (64) ahead of its sealed nonce,
 # so each sender sends at most 64 and the load comes from many senders, as at an event.
 # Environment: BENCH_SENDERS (512), BENCH_PER_SENDER (20), BENCH_CONNECTIONS (64),
 #   BENCH_BATCH_PER_SENDER (64), BENCH_BATCH (100), BENCH_BATCH_CONNECTIONS (16),
-#   BENCH_INTERVAL_MS (1000), BENCH_SEAL_TIMEOUT (600 s), BENCH_BUILD (release; `debug` only to
-#   smoke-test this script: its
-#   numbers mean nothing), BENCH_NO_BUILD (set: use the binaries already built).
+#   BENCH_ERC20_RECIPIENTS (64: the token transfers' distinct recipients), BENCH_INTERVAL_MS
+#   (1000), BENCH_SEAL_TIMEOUT (600 s), BENCH_BUILD (release; `debug` only to smoke-test this
+#   script: its numbers mean nothing), BENCH_NO_BUILD (set: use the binaries already built),
+#   BENCH_RECOVER_BIN (the ChainKitBench that measures the ceiling: .build/BUILD/ChainKitBench
+#   unless set; its path is recorded in the results).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -37,9 +58,11 @@ connections=${BENCH_CONNECTIONS:-64}
 batch_per_sender=${BENCH_BATCH_PER_SENDER:-64}
 batch=${BENCH_BATCH:-100}
 batch_connections=${BENCH_BATCH_CONNECTIONS:-16}
+erc20_recipients=${BENCH_ERC20_RECIPIENTS:-64}
 interval=${BENCH_INTERVAL_MS:-1000}
 single_chain=777001
 batch_chain=777002
+erc20_chain=777003
 
 venv=$root/.build-localchain/bench-venv
 pinned_venv "$venv" tools/localchain/requirements-bench.txt
@@ -52,7 +75,10 @@ if [[ -z ${BENCH_NO_BUILD:-} ]]; then
     swift build -c "$build" --product ChainKitBench
 fi
 hubd=$root/.build/$build/hubd
-recover_rate() { ".build/$build/ChainKitBench" secp256k1_recover | python3 -c 'import json,sys; print(json.load(sys.stdin)["value"])'; }
+recover_bin=${BENCH_RECOVER_BIN:-.build/$build/ChainKitBench}
+[[ -x $hubd ]] || die "$hubd is missing (build it, or unset BENCH_NO_BUILD)"
+[[ -x $recover_bin ]] || die "$recover_bin is missing (build ChainKitBench -c $build, or point BENCH_RECOVER_BIN at one)"
+recover_rate() { "$recover_bin" secp256k1_recover | python3 -c 'import json,sys; print(json.load(sys.stdin)["value"])'; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hub-bench-localchain.XXXXXX")
 server_pid=
@@ -102,13 +128,18 @@ for chain in chain_ids:
     else:
         sys.exit("the grants were not sealed")
 PY
+say "ERC-20: deploying the token and paying $senders senders; pre-signing $((senders * per_sender)) token transfers"
+erc20_setup=$("$py" bench/localchain/erc20.py setup "$base" "$token" "$erc20_chain" "$interval" "$senders" "$per_sender" \
+    "$erc20_recipients" "$work/erc20") || die "could not set up the ERC-20 phase"
 
 # phase NAME CHAIN DIR PER_SENDER CONNECTIONS BATCH: sends DIR's transactions, waits until all are
 # sealed, and prints one JSON object (send.py's, plus the seconds from the first send to the last
-# seal and the chain's block count).
+# seal and the blocks the chain sealed meanwhile).
+head_number() { curl -s "$base/v1/rails/localchain/chains/$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["head"]["number"])'; }
 phase() {
-    local name=$1 chain=$2 dir=$3 count=$4 conns=$5 size=$6 start sent sealed blocks
+    local name=$1 chain=$2 dir=$3 count=$4 conns=$5 size=$6 start sent sealed blocks head
     say "$name: $((senders * count)) transactions through JSON-RPC ($conns connections, $size per request)"
+    head=$(head_number "$chain")
     start=$(date +%s.%N)
     sent=$("$py" bench/localchain/send.py "$base/v1/rails/localchain/chains/$chain/rpc" "$dir" "$conns" "$size") || die "sending failed"
     SENT="$sent" python3 -c 'import json, os; s = json.loads(os.environ["SENT"]); assert s["errors"] == 0, s' || die "$name: not every transaction was accepted"
@@ -131,11 +162,27 @@ while time.time() < deadline:
 sys.exit(f"nonces after the wait (expected {per_sender} each): {counts}")
 PY
     sealed=$(date +%s.%N)
-    blocks=$(curl -s "$base/v1/rails/localchain/chains/$chain" | python3 -c 'import json,sys; print(json.load(sys.stdin)["head"]["number"])')
-    SENT="$sent" python3 -c 'import json, os, sys; print(json.dumps({**json.loads(os.environ["SENT"]), "sealed_seconds": float(sys.argv[1]) - float(sys.argv[2]), "blocks": int(sys.argv[3]), "connections": int(sys.argv[4]), "batch": int(sys.argv[5])}))' \
-        "$sealed" "$start" "$blocks" "$conns" "$size"
+    SENT="$sent" python3 - "$base/v1/rails/localchain/chains/$chain/rpc" "$head" "$(head_number "$chain")" "$sealed" "$start" "$conns" "$size" <<'PY'
+import json, os, sys, urllib.request
+url, first, last = sys.argv[1], int(sys.argv[2]) + 1, int(sys.argv[3])
+# The phase's blocks: how full the largest is, in transactions and gas.
+batch = [{"jsonrpc": "2.0", "id": n, "method": "eth_getBlockByNumber", "params": [hex(n), False]} for n in range(first, last + 1)]
+request = urllib.request.Request(url, data=json.dumps(batch).encode(), method="POST")
+request.add_header("Content-Type", "application/json")
+with urllib.request.urlopen(request, timeout=30) as response:
+    blocks = [a["result"] for a in json.loads(response.read())]
+print(json.dumps({
+    **json.loads(os.environ["SENT"]), "sealed_seconds": float(sys.argv[4]) - float(sys.argv[5]), "blocks": len(blocks),
+    "largest_block_transactions": max(len(b["transactions"]) for b in blocks), "largest_block_gas_used": max(int(b["gasUsed"], 16) for b in blocks),
+    "block_gas_limit": int(blocks[-1]["gasLimit"], 16), "connections": int(sys.argv[6]), "batch": int(sys.argv[7]),
+}))
+PY
 }
+# The ERC-20 phase runs right after the single calls it is compared with.
 single=$(phase "single calls" "$single_chain" "$work/single" "$per_sender" "$connections" 1)
+erc20=$(phase "ERC-20 transfers" "$erc20_chain" "$work/erc20" "$per_sender" "$connections" 1)
+erc20_check=$("$py" bench/localchain/erc20.py check "$base/v1/rails/localchain/chains/$erc20_chain/rpc" "$work/erc20") ||
+    die "ERC-20 transfers: the receipts or balances are wrong"
 batched=$(phase "batches" "$batch_chain" "$work/batch" "$batch_per_sender" "$batch_connections" "$batch")
 
 stop_process "$server_pid"
@@ -147,7 +194,7 @@ server_pid=
 say "measuring secp256k1 recovery on one core (after)"
 recover_after=$(recover_rate)
 
-SINGLE="$single" BATCHED="$batched" RECOVER_BEFORE="$recover_before" RECOVER_AFTER="$recover_after" INTERVAL="$interval" BUILD="$build" python3 - <<'PY'
+SINGLE="$single" BATCHED="$batched" ERC20="$erc20" ERC20_SETUP="$erc20_setup" ERC20_CHECK="$erc20_check" RECOVER_BEFORE="$recover_before" RECOVER_AFTER="$recover_after" RECOVER_BIN="$recover_bin" INTERVAL="$interval" BUILD="$build" python3 - <<'PY'
 import json, os, platform
 # The ceiling is the faster of the two measurements, so that a busy moment cannot flatter the ratio.
 recover = max(float(os.environ["RECOVER_BEFORE"]), float(os.environ["RECOVER_AFTER"]))
@@ -160,19 +207,35 @@ def summary(sent):
         "transactions": sent["transactions"], "connections": sent["connections"], "calls_per_request": sent["batch"], "requests": sent["requests"],
         "blocks": sent["blocks"], "accepted_per_second": round(accepted, 1), "request_p50_ms": sent["p50_ms"], "request_p99_ms": sent["p99_ms"],
         "sealed_per_second": round(sealed, 1), "accepted_vs_recover": round(accepted / recover, 3), "sealed_vs_recover": round(sealed / recover, 3),
+        "largest_block_transactions": sent["largest_block_transactions"], "largest_block_gas_used": sent["largest_block_gas_used"],
+        "block_gas_limit": sent["block_gas_limit"],
     }
 results = {
     "machine": f"{os.cpu_count()} cores, {platform.platform()}", "database": "sqlite", "block_interval_ms": int(os.environ["INTERVAL"]),
     "secp256k1_recover_per_second": recover,
     "secp256k1_recover_per_second_before_after": [float(os.environ["RECOVER_BEFORE"]), float(os.environ["RECOVER_AFTER"])],
+    "secp256k1_recover_binary": os.environ["RECOVER_BIN"],
     "single_calls": summary(json.loads(os.environ["SINGLE"])), "batches": summary(json.loads(os.environ["BATCHED"])),
 }
+erc20_setup, erc20_check = json.loads(os.environ["ERC20_SETUP"]), json.loads(os.environ["ERC20_CHECK"])
+results["erc20_transfers"] = {
+    **summary(json.loads(os.environ["ERC20"])), "recipients": erc20_setup["recipients"], "gas_limit": erc20_setup["gas_limit"],
+    **{key: erc20_check[key] for key in ["gas_used_per_transaction", "gas_used_min", "gas_used_max", "deploy_gas_used", "receipts_checked",
+                                         "recipients_checked"]},
+}
+results["erc20_vs_single_sealed"] = round(results["erc20_transfers"]["sealed_per_second"] / results["single_calls"]["sealed_per_second"], 3)
 os.makedirs("bench/results", exist_ok=True)
 with open("bench/results/localchain.json" if os.environ["BUILD"] == "release" else os.devnull, "w") as file:
     json.dump(results, file, indent=1)
     file.write("\n")
 print(f"secp256k1 recoveries per second, one core: {recover:,.0f} (before {float(os.environ['RECOVER_BEFORE']):,.0f}, after {float(os.environ['RECOVER_AFTER']):,.0f})")
-print(f"{'measure':<28}{'single calls':>16}{'batches':>16}")
-for key in ["transactions", "connections", "calls_per_request", "accepted_per_second", "request_p50_ms", "request_p99_ms", "sealed_per_second", "blocks", "accepted_vs_recover", "sealed_vs_recover"]:
-    print(f"{key:<28}{results['single_calls'][key]:>16}{results['batches'][key]:>16}")
+phases = [("single calls", "single_calls"), ("ERC-20 transfers", "erc20_transfers"), ("batches", "batches")]
+print(f"{'measure':<28}" + "".join(f"{title:>18}" for title, _ in phases))
+for key in ["transactions", "connections", "calls_per_request", "accepted_per_second", "request_p50_ms", "request_p99_ms", "sealed_per_second", "blocks",
+            "largest_block_transactions", "largest_block_gas_used", "accepted_vs_recover", "sealed_vs_recover"]:
+    print(f"{key:<28}" + "".join(f"{results[phase][key]:>18}" for _, phase in phases))
+erc20 = results["erc20_transfers"]
+print(f"ERC-20 transfers / plain single calls, sealed per second: {results['erc20_vs_single_sealed']}; gas per transfer "
+      f"{erc20['gas_used_per_transaction']:,.0f} used ({erc20['gas_used_min']:,}-{erc20['gas_used_max']:,}), limit {erc20['gas_limit']:,} "
+      f"(eth_estimateGas); block gas limit {erc20['block_gas_limit']:,}; {erc20['recipients']} recipients")
 PY

@@ -4,9 +4,10 @@
 
 Writes OUT_DIR/keys.txt (one sender address per line, for the grants) and OUT_DIR/raw.txt: one
 line per transaction, `SENDER_INDEX<TAB>0x signed transaction`, each sender's transactions in
-nonce order (send.py wraps them in JSON-RPC calls). Legacy EIP-155 transfers of 1 unit,
-signed with coincurve (libsecp256k1) directly: eth-account's per-call overhead (~8 ms) would make
-signing the bottleneck of preparing the run. A sample is checked with eth-account's recovery.
+nonce order (send.py wraps them in JSON-RPC calls). Legacy EIP-155 transfers of 1 unit, gas
+price 0, signed with coincurve (libsecp256k1) directly: eth-account's per-call overhead (~8 ms)
+would make signing the bottleneck of preparing the run. A sample is checked with eth-account's
+recovery. `sign` and `sender` also serve erc20.py (the ERC-20 phase's token transfers).
 """
 
 import os
@@ -17,12 +18,19 @@ from coincurve import PrivateKey
 from eth_account import Account
 from eth_utils import keccak, to_checksum_address
 
-def sign(key, chain_id, nonce, to, value):
-    unsigned = [nonce, 0, 21000, to, value, b""]
+def sign(key, chain_id, nonce, to, value, gas=21000, data=b""):
+    """A legacy EIP-155 transaction, gas price 0, RLP-encoded (`to` b"" for a creation)."""
+    unsigned = [nonce, 0, gas, to, value, data]
     digest = keccak(rlp.encode(unsigned + [chain_id, 0, 0]))
     signature = key.sign_recoverable(digest, hasher=None)
     r, s, recid = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:64], "big"), signature[64]
     return rlp.encode(unsigned + [chain_id * 2 + 35 + recid, r, s])
+
+
+def sender(index):
+    """The benchmark's sender `index`: its key and checksummed address (the same on every chain)."""
+    key = PrivateKey(keccak(f"hubd-bench-{index}".encode()))
+    return key, to_checksum_address(keccak(key.public_key.format(compressed=False)[1:])[-20:])
 
 
 def main(chain_id, senders, per_sender, out):
@@ -31,9 +39,7 @@ def main(chain_id, senders, per_sender, out):
     addresses = []
     recipient = bytes.fromhex("00000000000000000000000000000000000be4c4")
     for index in range(senders):
-        secret = keccak(f"hubd-bench-{index}".encode())
-        key = PrivateKey(secret)
-        address = to_checksum_address(keccak(key.public_key.format(compressed=False)[1:])[-20:])
+        key, address = sender(index)
         addresses.append(address)
         for nonce in range(per_sender):
             raw = sign(key, chain_id, nonce, recipient, 1)
