@@ -77,7 +77,6 @@ struct DIDRegistry: Sendable {
         guard change.kind != .readAttribute else { throw SubstrateError.invalidSuppliedValue("call", "read_attribute is a read.") }
         let account = try Self.account(ofDID: change.did)
         try Self.checkName(change.name)
-        let did = try did(account)
         let prefix = ss58Prefix
         return try await context.respond { [secrets] unit in
             let connection = unit.connection
