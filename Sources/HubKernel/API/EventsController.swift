@@ -81,7 +81,8 @@ public struct EventsController: Sendable {
 
     /// Writes events after `after` as they appear, until the client goes away (a write throws) or
     /// the server shuts down gracefully (the stream ends so shutdown does not wait on it). A
-    /// keep-alive comment goes out when a heartbeat passes with nothing written.
+    /// keep-alive comment goes out at every heartbeat, busy or not, so that no proxy between sees
+    /// the connection silent for longer than one.
     private static func pump(
         bus: EventBus,
         after: Int64,
@@ -90,7 +91,6 @@ public struct EventsController: Sendable {
         writer: inout any ResponseBodyWriter
     ) async throws {
         var cursor = after
-        var wroteSinceHeartbeat = true
         try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
         let wakeups = StreamWakeups()
         try await bus.withStreamSubscription { signals in
@@ -110,15 +110,10 @@ public struct EventsController: Sendable {
                     for await _ in wakeups.signals {
                         let due = wakeups.take()
                         if due.stop { return }
-                        if let through = due.eventsThrough,
+                        if let through = due.eventsThrough {
                             try await write(after: &cursor, through: through, filter: filter, bus: bus, writer: &writer)
-                        {
-                            wroteSinceHeartbeat = true
                         }
-                        if due.heartbeat {
-                            if !wroteSinceHeartbeat { try await writer.write(ByteBuffer(string: ": keep-alive\n\n")) }
-                            wroteSinceHeartbeat = false
-                        }
+                        if due.heartbeat { try await writer.write(ByteBuffer(string: ": keep-alive\n\n")) }
                     }
                 }
             } onGracefulShutdown: {
@@ -129,16 +124,15 @@ public struct EventsController: Sendable {
 
     /// Writes the events after `cursor` that match `filter`, up to at least `through` (the log's
     /// end when the stream was woken), from the bus's window when it covers them and from the
-    /// database otherwise; one write per page. Answers whether anything was written.
+    /// database otherwise; one write per page.
     private static func write(
         after cursor: inout Int64,
         through: Int64,
         filter: EventFilter,
         bus: EventBus,
         writer: inout any ResponseBodyWriter
-    ) async throws -> Bool {
+    ) async throws {
         let pageSize = 500
-        var wrote = false
         while cursor < through {
             var page = ""
             if let slice = bus.recent.read(after: cursor, through: through, limit: pageSize, filter: filter) {
@@ -154,12 +148,8 @@ public struct EventsController: Sendable {
                 // everything up to `through`: the cursor may pass events the filter skipped.
                 cursor = events.count < pageSize ? max(events.last?.sequence ?? cursor, through) : events.last!.sequence
             }
-            if !page.isEmpty {
-                try await writer.write(ByteBuffer(string: page))
-                wrote = true
-            }
+            if !page.isEmpty { try await writer.write(ByteBuffer(string: page)) }
         }
-        return wrote
     }
 }
 
