@@ -103,6 +103,7 @@ enum ScaleBench {
                     step.verify_passed ? "" : " (VERIFY FAILED)"
                 )
             )
+            fflush(nil)
             steps.append(step)
             guard verify.passed else { throw BenchError("hubd verify failed at \(target) accounts") }
         }
@@ -131,6 +132,7 @@ enum ScaleBench {
                         Double(done) / (ContinuousClock.now - start).seconds
                     )
                 )
+                fflush(nil)  // progress shows when the output goes to a file, as in bench-scale.sh
             }
         }
         return Double(count) / max((ContinuousClock.now - start).seconds, 1e-9)

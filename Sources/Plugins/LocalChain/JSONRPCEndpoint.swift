@@ -18,7 +18,8 @@ struct JSONRPCEndpoint: Sendable {
     struct RPCError: Error {
         var code: Int
         var message: String
-        var data: Any?
+        /// `error.data`: the revert output in hex, or the hub's problem code.
+        var data: String?
 
         static func invalidParams(_ message: String) -> RPCError { RPCError(code: -32602, message: message) }
     }

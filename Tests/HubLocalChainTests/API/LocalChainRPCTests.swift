@@ -117,7 +117,7 @@ struct LocalChainRPCTests {
     func databaseUnavailable() {
         let lost = JSONRPCEndpoint.rpcError(DatabaseError(.connection, "server closed the connection"))
         #expect(lost.code == -32002)
-        #expect(lost.data as? String == "database_unavailable")
+        #expect(lost.data == "database_unavailable")
         #expect(JSONRPCEndpoint.rpcError(DatabaseError(.closed, "the database is closed")).code == -32002)
         let failed = JSONRPCEndpoint.rpcError(DatabaseError(.query, "syntax error at or near SELEC"))
         #expect(failed.code == -32603 && failed.message == "internal error" && failed.data == nil)
