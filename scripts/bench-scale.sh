@@ -4,9 +4,11 @@
 # measures 64 concurrent callers' single transfers between random accounts of the whole ledger
 # (rate, p50, p99; the first step is the baseline) and `hubd verify` in its own process (seconds
 # and peak resident memory, which must stay flat: verify streams). On SQLite and, when a PostgreSQL
-# server is installed, on a throwaway cluster. Then scripts/bench-fanout.sh measures the event
-# stream's fan-out to 1,000 SSE clients across three instances, and bench/scale/plot.py merges
-# everything into bench/results/scale.json and draws bench/results/scale.png.
+# server is installed, on a throwaway cluster (bench/results/scale-growth-BACKEND.json). Then
+# scripts/bench-fanout.sh measures the event stream's fan-out to 1,000 SSE clients across three
+# instances (bench/results/fanout.json), and bench/scale/plot.py merges the latest results of each
+# part into bench/results/scale.json and draws bench/results/scale.png: a run of one backend
+# (BENCH_BACKENDS=postgres) or without the fan-out keeps the other parts' last results in the plot.
 # Growth runs in the benchmark's process through the kernel's batched writes, not over HTTP:
 # a hundred million transfers over HTTP would take a day on 2 cores.
 # Usage: scripts/bench-scale.sh
@@ -44,7 +46,8 @@ bench_work scale
 # verify reads no secret, but hubd's start-up makes the key file when it is missing: keep it here.
 export HUB_SECRETS_KEY_FILE=$work/secrets.key
 
-# run_backend NAME DATABASE_URL: the growth steps on one fresh database; writes $work/growth-NAME.json.
+# run_backend NAME DATABASE_URL: the growth steps on one fresh database; writes
+# bench/results/scale-growth-NAME.json.
 run_backend() {
     local backend=$1 database=$2 steps
     case $backend in
@@ -56,7 +59,7 @@ run_backend() {
         die "[$backend] hubd migrate failed: $(tail -n 5 "$work/migrate-$backend.log")"
     .build/release/LedgerBench --scale-steps "$steps" --database-url "$database" \
         --transfers-per-account "$per_account" --measured "$measured" --hubd "$hubd" \
-        --output "$work/growth-$backend.json" || die "[$backend] LedgerBench failed"
+        --output "bench/results/scale-growth-$backend.json" || die "[$backend] LedgerBench failed"
     # The database can be tens of GB: gone before the next backend grows its own.
     if [[ $backend == sqlite ]]; then rm -f "$work"/hub.sqlite*; fi
     if [[ -n $pg_dir ]]; then
@@ -67,12 +70,12 @@ run_backend() {
 }
 for_each_backend
 
-fanout=()
 if [[ ${BENCH_SKIP_FANOUT:-0} != 1 ]]; then
-    HUB_BENCH_SKIP_BUILD=1 BENCH_RESULTS="$work/fanout.json" bash scripts/bench-fanout.sh || die "the fan-out benchmark failed"
-    fanout=(--fanout "$work/fanout.json")
+    HUB_BENCH_SKIP_BUILD=1 bash scripts/bench-fanout.sh || die "the fan-out benchmark failed"
 fi
 
+fanout=()
+[[ -f bench/results/fanout.json ]] && fanout=(--fanout bench/results/fanout.json)
 "$venv/bin/python" bench/scale/plot.py \
-    --growth "$work"/growth-*.json "${fanout[@]}" \
+    --growth bench/results/scale-growth-*.json "${fanout[@]}" \
     --output bench/results/scale.json --plot bench/results/scale.png

@@ -73,7 +73,7 @@ public final class Lease: Sendable {
     public func release() async throws {
         let (name, holder) = (self.name, self.holder)
         held.withLock { $0 = nil }
-        try await database.write { connection in
+        _ = try await database.write { connection in
             try connection.execute("UPDATE hub_leases SET expires_at = 0 WHERE name = \(name) AND holder = \(holder)")
         }
     }
