@@ -60,7 +60,7 @@ extension LedgerVerifier {
     /// A page holds every account whose id lies between its first and its last, so the transfers
     /// to replay are those whose debit (then credit) account is in that range: two range scans of
     /// the transfers' account indexes per page, and every transfer is read once per side overall.
-    static func replayMismatches(_ page: [Account], on connection: any SQLConnection) throws -> [String] {
+    static func replayMismatches(_ page: [Account], pageSize: Int, on connection: any SQLConnection) throws -> [String] {
         guard let first = page.first?.id, let last = page.last?.id else { return [] }
         var replayed: [AccountID: Balances] = [:]
         let sides: [(column: SQLIdentifier, posted: WritableKeyPath<Balances, WideSum>, pending: WritableKeyPath<Balances, WideSum>)] = [
@@ -68,31 +68,27 @@ extension LedgerVerifier {
             (SQLIdentifier("credit_account_id")!, \.creditsPosted, \.creditsPending),
         ]
         for side in sides {
-            let rows = try connection.query(
-                """
-                SELECT t.\(identifier: side.column), t.kind, t.amount, p.state FROM ledger_transfers t \
-                LEFT JOIN ledger_pending p ON p.transfer_id = t.id \
-                WHERE t.\(identifier: side.column) >= \(first) AND t.\(identifier: side.column) <= \(last)
-                """
-            )
-            for row in rows {
-                let account = try AccountID(row: row, 0)
-                let kindText = try row.text(1)
-                guard let kind = Transfer.Kind(rawValue: kindText) else {
-                    throw DatabaseError(.decode, "unknown transfer kind '\(kindText)'")
+            // In pages of (account, timestamp), the order of the side's index: one busy account
+            // (an asset's issuance account names every mint) must not come back as one result.
+            var after: (account: AccountID, timestamp: Int64)?
+            while true {
+                let start: SQL =
+                    after.map { "(t.\(identifier: side.column), t.timestamp) > (\($0.account), \($0.timestamp))" }
+                    ?? "t.\(identifier: side.column) >= \(first)"
+                let select: SQL = """
+                    SELECT t.\(identifier: side.column), t.kind, t.amount, p.state, t.timestamp FROM ledger_transfers t \
+                    LEFT JOIN ledger_pending p ON p.transfer_id = t.id WHERE\u{20}
+                    """
+                let rows = try connection.query(
+                    select + start
+                        + " AND t.\(identifier: side.column) <= \(last) ORDER BY t.\(identifier: side.column), t.timestamp LIMIT \(pageSize)"
+                )
+                for row in rows {
+                    let account = try AccountID(row: row, 0)
+                    try replay(row, into: &replayed[account, default: Balances()], posted: side.posted, pending: side.pending)
                 }
-                switch kind {
-                case .posted, .postPending:
-                    replayed[account, default: Balances()][keyPath: side.posted].add(try row.uint128(2))
-                case .pending:
-                    // A hold counts only while it is pending; once posted, voided or expired, what
-                    // it moved (if anything) is the resolving transfer's.
-                    if try row.optionalText(3) == PendingState.pending.rawValue {
-                        replayed[account, default: Balances()][keyPath: side.pending].add(try row.uint128(2))
-                    }
-                case .voidPending:
-                    break
-                }
+                guard rows.count == pageSize, let lastRow = rows.last else { break }
+                after = (try AccountID(row: lastRow, 0), try lastRow.int(4))
             }
         }
         var problems: [String] = []
@@ -104,5 +100,27 @@ extension LedgerVerifier {
             }
         }
         return problems
+    }
+
+    /// Adds one transfer row (`kind`, `amount`, the hold's `state` at columns 1 to 3) to an
+    /// account's replayed balances on one side.
+    private static func replay(
+        _ row: SQLRow,
+        into balances: inout Balances,
+        posted: WritableKeyPath<Balances, WideSum>,
+        pending: WritableKeyPath<Balances, WideSum>
+    ) throws {
+        let kindText = try row.text(1)
+        guard let kind = Transfer.Kind(rawValue: kindText) else { throw DatabaseError(.decode, "unknown transfer kind '\(kindText)'") }
+        switch kind {
+        case .posted, .postPending:
+            balances[keyPath: posted].add(try row.uint128(2))
+        case .pending:
+            // A hold counts only while it is pending; once posted, voided or expired, what it
+            // moved (if anything) is the resolving transfer's.
+            if try row.optionalText(3) == PendingState.pending.rawValue { balances[keyPath: pending].add(try row.uint128(2)) }
+        case .voidPending:
+            break
+        }
     }
 }

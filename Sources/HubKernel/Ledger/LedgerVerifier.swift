@@ -54,7 +54,7 @@ public enum LedgerVerifier {
             report.problems += accountsWithUnknownAssets(page, knownAssets: knownAssets)
             report.problems += balanceFlagViolations(page)
             addBalances(of: page, to: &sums)
-            report.problems += try replayMismatches(page, on: connection)
+            report.problems += try replayMismatches(page, pageSize: pageSize, on: connection)
         }
         report.problems += missingIssuanceAccounts(assets, unseen: unseenIssuanceAccounts)
         report.problems += unbalancedAssets(sums)
