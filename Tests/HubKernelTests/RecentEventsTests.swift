@@ -72,9 +72,7 @@ struct RecentEventsTests {
 
     @Test("the bus fills the window from the log while a stream is open, and only then", arguments: TestBackend.enabled)
     func busFillsWindow(backend: TestBackend) async throws {
-        let test = try await TestDatabase.make(backend)
-        let database = try await Database.open(test.url, readerCount: 1)
-        do {
+        try await withDatabase(on: backend) { database in
             try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
             let before = try await database.write { try EventLog.append([Self.event("test.before")], on: $0) }
             let bus = EventBus(database: database, pollInterval: .seconds(3600), logger: Logger(label: "test"))
@@ -100,13 +98,7 @@ struct RecentEventsTests {
                 #expect(recent(bus) == nil, "the last stream closed: the window is dropped")
                 group.cancelAll()
             }
-        } catch {
-            await database.close()
-            await test.cleanup()
-            throw error
         }
-        await database.close()
-        await test.cleanup()
     }
 
     private func recent(_ bus: EventBus) -> Int64? { bus.recent.end }
