@@ -5,7 +5,10 @@
 # tools/localchain/requirements.txt, in a venv under .build-localchain/): payments, then an ERC-20
 # compiled by the pinned vyper (tools/localchain/contracts, re-checked here) deployed and used,
 # its events read through eth_getLogs, a log filter and eth_subscribe (web3.py's WebSocketProvider
-# on the API's port).
+# on the API's port), an escrow holding and paying out the chain's currency, and every block
+# replayed from genesis in revm (pyrevm) with its state root rebuilt by py-trie
+# (tools/localchain/replay_check.py). Then `hubd verify` proves the chain's balances, contracts'
+# included, are the ledger's.
 # Usage: scripts/localchain-web3-test.sh
 # Exits non-zero when a check fails. If PyPI cannot be reached to build the venv, it says so and
 # fails (the test is the only live check of wallet compatibility; skipping silently would hide it).
@@ -55,6 +58,16 @@ if [[ $status != 0 ]]; then
     tail -n 40 "$work/hubd.log" >&2 || true
     die "FAILED"
 fi
+stop_process "$server_pid"
+server_pid=
+"$hubd" verify --database-url "$database" >"$work/verify.log" 2>&1 || {
+    cat "$work/verify.log" >&2
+    die "hubd verify failed after the web3 checks"
+}
+grep -q "all match the ledger" "$work/verify.log" || {
+    cat "$work/verify.log" >&2
+    die "hubd verify did not check the local chain against the ledger"
+}
 # The secrets vault's key file (which seals the chain's validator keys) was created owner-only,
 # beside the database; a new hub has no local chain key file of its own (that is a key of before
 # the vault, adopted once when present).

@@ -27,6 +27,8 @@ from trie import HexaryTrie
 from web3 import AsyncWeb3, Web3, WebSocketProvider
 from web3.exceptions import Web3RPCError
 
+import replay_check
+
 
 def fail(message):
     print(f"web3_check.py: FAILED: {message}", file=sys.stderr)
@@ -87,6 +89,7 @@ def check_block_format(w3, base, chain_id, number):
 
 
 ARTIFACT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "contracts", "EventToken.json")
+ESCROW_ARTIFACT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "contracts", "Escrow.json")
 
 
 def bloom_of(logs):
@@ -295,6 +298,75 @@ def wait_receipt(w3, tx_hash):
     return receipt
 
 
+def send(w3, account, transaction):
+    """Signs `transaction` (nonce filled in from the pending count) with `account`, sends it and
+    waits for its receipt."""
+    transaction = {**transaction, "nonce": w3.eth.get_transaction_count(account.address, "pending")}
+    return wait_receipt(w3, w3.eth.send_raw_transaction(Account.sign_transaction(transaction, account.key).raw_transaction))
+
+
+def check_escrow(w3, chain_id, buyer, seller, arbiter):
+    """An escrow of the chain's own currency (tools/localchain/contracts/Escrow.vy, pinned vyper):
+    value paid into a contract, paid out of it by a CALL with value, and refused settlements, with
+    every balance exact. The ledger's side of the same movements is proven by `hubd verify`, which
+    the script runs on the database afterwards."""
+    with open(ESCROW_ARTIFACT, encoding="utf-8") as f:
+        artifact = json.load(f)
+    factory = w3.eth.contract(abi=artifact["abi"], bytecode=artifact["bytecode"])
+    receipt = send(w3, buyer, factory.constructor(arbiter.address).build_transaction({"from": buyer.address, "chainId": chain_id}))
+    check(receipt["status"] == 1, f"the escrow's deployment failed: {receipt}")
+    escrow = w3.eth.contract(address=receipt["contractAddress"], abi=artifact["abi"])
+    check(escrow.functions.arbiter().call() == arbiter.address, "the escrow names another arbiter")
+
+    def balances():
+        return [w3.eth.get_balance(a) for a in (buyer.address, seller.address, arbiter.address, escrow.address)]
+
+    amount = 3 * 10**17
+    before = balances()
+    receipt = send(w3, buyer, escrow.functions.deposit(seller.address).build_transaction(
+        {"from": buyer.address, "value": amount, "chainId": chain_id}))
+    check(receipt["status"] == 1, f"the deposit failed: {receipt}")
+    deposited = escrow.events.Deposited().process_receipt(receipt)
+    check(len(deposited) == 1 and deposited[0]["args"]["deal"] == 0 and deposited[0]["args"]["amount"] == amount,
+          f"the deposit's event: {deposited}")
+    check(balances() == [before[0] - amount, before[1], before[2], amount], f"after the deposit: {balances()}")
+
+    # Only the arbiter settles: the reason reaches web3, and sent anyway the release fails and moves nothing.
+    try:
+        escrow.functions.release(0).call({"from": seller.address})
+        fail("the seller released the escrow")
+    except ContractLogicError as error:
+        check("only the arbiter settles" in str(error), f"the seller's release says {error}")
+    receipt = send(w3, seller, escrow.functions.release(0).build_transaction({"from": seller.address, "chainId": chain_id, "gas": 100000}))
+    check(receipt["status"] == 0, f"the seller's release was not included as failed: {receipt}")
+    check(balances() == [before[0] - amount, before[1], before[2], amount], f"a failed release moved money: {balances()}")
+
+    # Released by the arbiter: the value leaves the contract for the seller.
+    receipt = send(w3, arbiter, escrow.functions.release(0).build_transaction({"from": arbiter.address, "chainId": chain_id}))
+    settled = escrow.events.Settled().process_receipt(receipt)
+    check(receipt["status"] == 1 and len(settled) == 1 and settled[0]["args"]["payee"] == seller.address, f"the release: {receipt}")
+    check(balances() == [before[0] - amount, before[1] + amount, before[2], 0], f"after the release: {balances()}")
+    try:
+        escrow.functions.release(0).call({"from": arbiter.address})
+        fail("a deal was released twice")
+    except ContractLogicError as error:
+        check("the deal is not open" in str(error), f"a second release says {error}")
+
+    # A second deal, refunded to the buyer.
+    send(w3, buyer, escrow.functions.deposit(seller.address).build_transaction({"from": buyer.address, "value": amount, "chainId": chain_id}))
+    receipt = send(w3, arbiter, escrow.functions.refund(1).build_transaction({"from": arbiter.address, "chainId": chain_id}))
+    check(receipt["status"] == 1, f"the refund failed: {receipt}")
+    check(balances() == [before[0] - amount, before[1] + amount, before[2], 0], f"after the refund: {balances()}")
+
+    # Value sent to a function that is not payable: included as failed, the value stays with its sender.
+    receipt = send(w3, arbiter, {"to": escrow.address, "data": escrow.encode_abi("refund", [1]), "value": 5, "gas": 100000,
+                                 "gasPrice": 0, "chainId": chain_id})
+    check(receipt["status"] == 0, f"value sent to a function that is not payable: {receipt}")
+    check(balances() == [before[0] - amount, before[1] + amount, before[2], 0], f"a failed call with value moved money: {balances()}")
+    check(escrow.functions.dealCount().call() == 2, "the escrow counts another number of deals")
+    return escrow
+
+
 def main(base, token, chain_id):
     chains = f"{base}/v1/rails/localchain/chains"
     status, chain = rest("POST", chains, token, {
@@ -384,6 +456,7 @@ def main(base, token, chain_id):
     check(w3.eth.get_balance(alice.address) == 2 * 10**18, "a refused transaction changed a balance")
 
     token = check_contracts(w3, chain_id, alice, bob)
+    check_escrow(w3, chain_id, alice, bob, carol)
     ws_url = base.replace("http://", "ws://", 1) + chain["rpc_path"]
     notified = asyncio.run(check_subscriptions(ws_url, w3, chain_id, token, alice, bob))
 
@@ -393,6 +466,11 @@ def main(base, token, chain_id):
     for number in range(0, head + 1):
         last = check_block_format(w3, base, chain_id, number)
     check_state_root(base, chain_id, last)
+    # Every block replayed from genesis in revm, its receipts compared and its state root rebuilt.
+    try:
+        replayed_blocks, replayed_transactions = replay_check.replay(w3)
+    except replay_check.ReplayMismatch as mismatch:
+        fail(f"replay in revm: {mismatch}")
 
     # A JSON-RPC batch, straight over HTTP.
     batch = [
@@ -405,10 +483,11 @@ def main(base, token, chain_id):
     with urllib.request.urlopen(request, timeout=10) as response:
         answers = {a["id"]: a for a in json.loads(response.read())}
     check(answers[1]["result"] == hex(chain_id), f"batch eth_chainId: {answers[1]}")
-    check(int(answers[2]["result"], 16) == 10**18, f"batch eth_getBalance: {answers[2]}")
+    check(int(answers[2]["result"], 16) == w3.eth.get_balance(bob.address), f"batch eth_getBalance: {answers[2]}")
     check(answers[3]["error"]["code"] == -32601, f"batch unknown method: {answers[3]}")
 
-    print(f"web3_check.py: passed (chain {chain_id}, head {w3.eth.block_number}; block {notified} seen through eth_subscribe)")
+    print(f"web3_check.py: passed (chain {chain_id}, head {w3.eth.block_number}; block {notified} seen through eth_subscribe; "
+          f"{replayed_blocks} blocks and {replayed_transactions} transactions replayed in revm)")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import vyper
 from vyper.compiler import compile_code
 
 HERE = pathlib.Path(__file__).resolve().parent
-CONTRACTS = ["EventToken.vy"]
+CONTRACTS = ["EventToken.vy", "Escrow.vy"]
 
 
 def artifact(source_path):
