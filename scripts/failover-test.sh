@@ -16,15 +16,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 say() { echo "failover-test.sh: $*" >&2; }
-die() {
-    say "$*"
-    for log in "${work:-/nonexistent}"/*.log "${pg_dir:-/nonexistent}"/*.log; do
-        [[ -f $log ]] || continue
-        say "--- $log (last 15 lines)"
-        tail -n 15 "$log" >&2 || true
-    done
-    exit 1
-}
+source "$root/scripts/lib/die-with-logs.bash"
+die() { die_with_logs "$*" "${work:-/nonexistent}" "${pg_dir:-/nonexistent}"; }
 source "$root/scripts/lib/live-hubd.bash"
 source "$root/scripts/lib/stop-process.bash"
 export no_proxy=127.0.0.1${no_proxy:+,$no_proxy} NO_PROXY=127.0.0.1${NO_PROXY:+,$NO_PROXY}
