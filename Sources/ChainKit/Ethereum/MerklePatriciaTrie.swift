@@ -1,6 +1,7 @@
 /// The root hash of a Merkle Patricia trie (Ethereum Yellow Paper, appendix D) over a set of
 /// key/value pairs, built in one pass from the sorted keys: state roots, storage roots, and the
-/// transaction and receipt tries; and the proof of one key (EIP-1186). No incremental updates.
+/// transaction and receipt tries; and the proof of one key (EIP-1186). ``IncrementalTrie`` keeps a
+/// trie between changes instead.
 public enum MerklePatriciaTrie {
     /// keccak-256 of RLP(""): the root of an empty trie.
     public static let emptyRoot: [UInt8] = Keccak256.hash(RLP.encode(.bytes([])))

@@ -26,6 +26,7 @@ enum BlockImporter {
         expectedGenesis: String? = nil,
         source: String,
         now: LedgerTimestamp,
+        stateTries: StateTrieCache? = nil,
         in unit: UnitOfWork
     ) throws -> Outcome {
         let connection = unit.connection
@@ -101,7 +102,7 @@ enum BlockImporter {
         guard replayed == block.receipts else {
             throw Rejection("block \(header.number)'s receipts differ from executing its transactions")
         }
-        let root = chain.stateRoot.root(plan.state.values)
+        let (root, trie) = chain.stateRoot.root(after: plan, updating: stateTries?.trie(chainID: chainID, head: chain.headHash))
         guard root == header.stateRoot else { throw Rejection("block \(header.number)'s state root differs from executing it") }
 
         let stored = StoredBlock(
@@ -137,6 +138,7 @@ enum BlockImporter {
             timeMs: Int64(clamping: header.timestamp) * 1000,
             on: connection
         )
+        if let trie { stateTries?.keep(trie, chainID: chainID, head: hash) }
         var events = [try LocalChainEvents.blockSealed(stored, block, chainID: chainID, source: source, time: now)]
         for transaction in transactions { events.append(try LocalChainEvents.sealed(transaction, chainID: chainID, source: source, time: now)) }
         try unit.append(events)

@@ -26,6 +26,8 @@ struct BlockSealer: Service {
     /// The lease that makes this instance the chain's sealer, when several share the database;
     /// every block's unit is fenced by it.
     var lease: Lease?
+    /// Each chain's state trie at its head, so a block re-hashes only what it changed.
+    let stateTries = StateTrieCache()
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
@@ -102,10 +104,19 @@ struct BlockSealer: Service {
         let (vault, limit, source, clock) = (vault, configuration.maxBlockTransactions, context.eventSource, context.clock)
         let assetOf = try await context.database.read { try LocalChainStore.chain(chainID, on: $0)?.asset }
         guard let assetCode = assetOf, let asset = try await context.ledger.asset(assetCode) else { return nil }
-        let lease = self.lease
+        let (lease, stateTries) = (self.lease, self.stateTries)
         let block = try await context.write { tx in
             if let lease { try tx.fence(lease) }
-            return try Self.seal(chainID: chainID, asset: asset, limit: limit, vault: vault, source: source, now: clock.now(), in: tx)
+            return try Self.seal(
+                chainID: chainID,
+                asset: asset,
+                limit: limit,
+                vault: vault,
+                source: source,
+                now: clock.now(),
+                stateTries: stateTries,
+                in: tx
+            )
         }
         return block
     }
@@ -117,6 +128,7 @@ struct BlockSealer: Service {
         vault: ValidatorKeyVault,
         source: String,
         now: LedgerTimestamp,
+        stateTries: StateTrieCache,
         in tx: UnitOfWork
     ) throws -> StoredBlock? {
         let connection = tx.connection
@@ -208,7 +220,7 @@ struct BlockSealer: Service {
         // The block.
         let raws = plan.included.map(\.entry.raw)
         let receipts = plan.included.map(\.receipt)
-        let stateRoot = chain.stateRoot.root(plan.state.values)
+        let (stateRoot, trie) = chain.stateRoot.root(after: plan, updating: stateTries.trie(chainID: chainID, head: chain.headHash))
         let header = LocalChainHeader(
             parentHash: parentHash,
             number: number,
@@ -250,6 +262,7 @@ struct BlockSealer: Service {
         try ContractStore.write(plan.contracts, chainID: chainID, on: connection)
         try LocalChainStore.removeFromPool(plan.included.map(\.entry.hash), chainID: chainID, on: connection)
         try LocalChainStore.setHead(chainID: chainID, number: number, hash: stored.hash, timeMs: nowMs, on: connection)
+        if let trie { stateTries.keep(trie, chainID: chainID, head: stored.hash) }
         var events = [try LocalChainEvents.blockSealed(stored, block, chainID: chainID, source: source, time: now)]
         for transaction in transactions { events.append(try LocalChainEvents.sealed(transaction, chainID: chainID, source: source, time: now)) }
         try tx.append(events)

@@ -13,6 +13,8 @@ import ServiceLifecycle
 struct RelayFollower: Service {
     let context: PluginContext
     let relay: LocalChainConfiguration.RelayConfiguration
+    /// Each followed chain's state trie at its head, so a block re-hashes only what it changed.
+    let stateTries = StateTrieCache()
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
@@ -58,7 +60,9 @@ struct RelayFollower: Service {
         } catch {
             throw BlockImporter.Rejection("undecodable block: \(error)")
         }
-        let (upstream, source, now, genesis) = (relay.upstream, context.eventSource, context.clock.now(), relay.genesis[chainID])
+        let (upstream, source, now, genesis, stateTries) = (
+            relay.upstream, context.eventSource, context.clock.now(), relay.genesis[chainID], stateTries
+        )
         _ = try await context.write { unit in
             try BlockImporter.importBlock(
                 block,
@@ -67,6 +71,7 @@ struct RelayFollower: Service {
                 expectedGenesis: genesis,
                 source: source,
                 now: now,
+                stateTries: stateTries,
                 in: unit
             )
         }

@@ -32,6 +32,26 @@ enum StateRootKind: String, Sendable, Equatable {
         }
     }
 
+    /// The root after a block's `plan`, and the Ethereum trie it was computed on: `trie` (the
+    /// head's, when one is kept) updated for the accounts the block touched, or a new one over the
+    /// whole state. The keccak Merkle kind has no incremental form and returns no trie.
+    func root(after plan: BlockExecutor.Plan, updating trie: IncrementalTrie?) -> (root: [UInt8], trie: IncrementalTrie?) {
+        switch self {
+        case .keccakMerkle:
+            return (root(plan.state.values), nil)
+        case .ethereum:
+            guard var trie else {
+                let built = IncrementalTrie(EthereumStateRoot.accountEntries(plan.state.values.map(\.ethereumState)))
+                return (built.rootHash, built)
+            }
+            for address in plan.touched {
+                let account = plan.state[address]!.ethereumState
+                trie.set(Keccak256.hash(address.bytes), account.isEmpty ? [] : account.encoded)
+            }
+            return (trie.rootHash, trie)
+        }
+    }
+
     /// The root over a chain's whole state. The accounts carry their storage roots and code hashes
     /// (kept up to date block by block), so this needs no contract storage.
     func root(_ accounts: some Sequence<ChainAccount>) -> [UInt8] {
