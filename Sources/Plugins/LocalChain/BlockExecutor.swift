@@ -52,9 +52,10 @@ enum BlockExecutor {
 
     struct Plan: Sendable {
         var included: [Included] = []
-        /// The whole state after the block, by address.
+        /// The state after the block, by address: the accounts given, and those the block read
+        /// from the store (``ChainWorldState/load(_:)``) when it was given none.
         var state: [EthereumAddress: ChainAccount]
-        /// Addresses whose nonce or balance changed or that are new, sorted.
+        /// Addresses whose account changed in any way or that are new, sorted.
         var touched: [EthereumAddress] = []
         /// Addresses that did not exist before this block.
         var created: [EthereumAddress] = []
@@ -89,6 +90,8 @@ enum BlockExecutor {
             )
         )
         var plan = Plan(state: state)
+        // Money that vanishes in a transaction is paid to the validator's (issuance) account.
+        world.load(validator)
         // Passes in arrival order; each takes the entries whose nonce is now next, so a gap filled
         // by a later arrival lets the waiting ones follow in the same block.
         var remaining = pool
@@ -97,6 +100,7 @@ enum BlockExecutor {
             progress = false
             var waiting: [PoolEntry] = []
             for entry in remaining {
+                world.load(entry.sender)
                 let next = world.accounts[entry.sender]?.nonce ?? 0
                 guard plan.included.count < limit, entry.nonce == next else {
                     if entry.nonce > next { waiting.append(entry) }  // below: stale, dropped from consideration
@@ -123,7 +127,8 @@ enum BlockExecutor {
         plan.state = world.accounts
         plan.created = world.created
         plan.contracts = world.changes
-        plan.touched = world.accounts.keys.filter { state[$0] != world.accounts[$0] }.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+        plan.touched = world.accounts.keys.filter { world.original($0, given: state) != world.accounts[$0] }
+            .sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
         return plan
     }
 
@@ -185,6 +190,7 @@ enum BlockExecutor {
         var before: [EthereumAddress: UInt128] = [:]
         for address in changes.accounts.keys {
             let address = EthereumAddress(address)
+            world.load(address)
             before[address] = world.accounts[address]?.balance ?? 0
         }
         world.apply(changes)

@@ -72,12 +72,12 @@ enum BlockImporter {
                 PoolEntry(seq: Int64(index), hash: tx.hashHex, sender: tx.sender, recipient: tx.recipient, nonce: tx.nonce, value: tx.value, raw: raw)
             )
         }
-        var state: [EthereumAddress: ChainAccount] = [:]
-        for account in try LocalChainStore.accounts(chainID: chainID, on: connection) { state[account.address] = account }
-        let contracts = ContractReader(chainID: chainID, connection: connection)
+        // The block reads the accounts it uses as it goes, not the chain's every account.
+        let contracts = ContractReader(chainID: chainID, connection: connection, accounts: true)
+        try contracts.preloadAccounts(Set(entries.flatMap { [$0.sender, $0.recipient] } + [chain.validator]), chainID: chainID, on: connection)
         let plan = BlockExecutor.plan(
             pool: entries,
-            state: state,
+            state: [:],
             contracts: contracts,
             chainID: chainID,
             validator: chain.validator,
@@ -102,7 +102,11 @@ enum BlockImporter {
         guard replayed == block.receipts else {
             throw Rejection("block \(header.number)'s receipts differ from executing its transactions")
         }
-        let (root, trie) = chain.stateRoot.root(after: plan, updating: stateTries?.trie(chainID: chainID, head: chain.headHash))
+        let (root, trie) = try chain.stateRoot.root(
+            after: plan,
+            updating: stateTries?.trie(chainID: chainID, head: chain.headHash),
+            stored: { try LocalChainStore.accounts(chainID: chainID, on: connection) }
+        )
         guard root == header.stateRoot else { throw Rejection("block \(header.number)'s state root differs from executing it") }
 
         let stored = StoredBlock(

@@ -137,15 +137,15 @@ struct BlockSealer: Service {
         // for executable ones behind them.
         let pool = try LocalChainStore.pool(chainID: chainID, limit: limit * 2, on: connection)
         guard !pool.isEmpty else { return nil }
-        var state: [EthereumAddress: ChainAccount] = [:]
-        for account in try LocalChainStore.accounts(chainID: chainID, on: connection) { state[account.address] = account }
         let nowMs = max(Int64(now.nanoseconds / 1_000_000), chain.headTimeMs)
         let number = chain.headNumber + 1
         let parentHash = try Hex.decode(chain.headHash, length: 32)
-        let contracts = ContractReader(chainID: chainID, connection: connection)
+        // The block reads the accounts it uses as it goes, not the chain's every account.
+        let contracts = ContractReader(chainID: chainID, connection: connection, accounts: true)
+        try contracts.preloadAccounts(Set(pool.flatMap { [$0.sender, $0.recipient] } + [chain.validator]), chainID: chainID, on: connection)
         let plan = BlockExecutor.plan(
             pool: pool,
-            state: state,
+            state: [:],
             contracts: contracts,
             chainID: chainID,
             validator: chain.validator,
@@ -220,7 +220,11 @@ struct BlockSealer: Service {
         // The block.
         let raws = plan.included.map(\.entry.raw)
         let receipts = plan.included.map(\.receipt)
-        let (stateRoot, trie) = chain.stateRoot.root(after: plan, updating: stateTries.trie(chainID: chainID, head: chain.headHash))
+        let (stateRoot, trie) = try chain.stateRoot.root(
+            after: plan,
+            updating: stateTries.trie(chainID: chainID, head: chain.headHash),
+            stored: { try LocalChainStore.accounts(chainID: chainID, on: connection) }
+        )
         let header = LocalChainHeader(
             parentHash: parentHash,
             number: number,

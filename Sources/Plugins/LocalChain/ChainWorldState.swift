@@ -64,6 +64,16 @@ final class ContractReader {
         return account
     }
 
+    /// Reads the stored accounts among `addresses` at once (a block's senders and recipients), so
+    /// that the block's first use of each, or of one that does not exist yet, costs no query.
+    func preloadAccounts(_ addresses: Set<EthereumAddress>, chainID: UInt64, on connection: any SQLConnection) throws {
+        let list = Array(addresses)
+        let found = Dictionary(try LocalChainStore.accounts(chainID: chainID, among: list, on: connection).map { ($0.address, $0) }) { first, _ in
+            first
+        }
+        for address in list { accountCache[address] = .some(found[address]) }
+    }
+
     /// A state with no contracts at all (tests, and chains read before any contract existed).
     static var none: ContractReader {
         ContractReader(code: { _ in [] }, slot: { _, _ in .zero }, hasStorage: { _ in false }, allSlots: { _ in [:] })
@@ -101,12 +111,18 @@ final class ContractReader {
     }
 }
 
-/// A chain's whole state while a block executes: nonces and balances of every account (with the
-/// ledger accounts that mirror them), code and storage read through a ``ContractReader`` and
-/// changed in memory, so the block's writes happen once, after it. Conforms to EVMKit's
-/// ``EVMState``; balances are `UInt128` here, as the ledger's amounts are.
+/// A chain's state while a block executes: nonces and balances of the accounts the block uses
+/// (with the ledger accounts that mirror them), code and storage read through a
+/// ``ContractReader`` and changed in memory, so the block's writes happen once, after it.
+/// Conforms to EVMKit's ``EVMState``; balances are `UInt128` here, as the ledger's amounts are.
+///
+/// It is given every account, or (with a reader that reads accounts) starts from none and reads
+/// each stored account the first time the block uses it (``load(_:)``), so a block costs in
+/// proportion to what it touches, not to the number of accounts on the chain.
 struct ChainWorldState: EVMState {
     var accounts: [EthereumAddress: ChainAccount]
+    /// The stored accounts read during the block, as they were before it changed them.
+    private(set) var loaded: [EthereumAddress: ChainAccount] = [:]
     let reader: ContractReader
     /// The ledger account that will mirror an address new to the chain.
     let ledgerAccount: (EthereumAddress) -> AccountID
@@ -121,8 +137,22 @@ struct ChainWorldState: EVMState {
         self.ledgerAccount = ledgerAccount
     }
 
-    /// Adds an empty account for `address` unless it has one.
+    /// Brings the stored account at `address` into ``accounts`` unless it is there already (a
+    /// no-op when the reader does not read accounts: the state was given all of them).
+    mutating func load(_ address: EthereumAddress) {
+        guard accounts[address] == nil, let stored = reader.account(address) else { return }
+        accounts[address] = stored
+        loaded[address] = stored
+    }
+
+    /// The account at `address` before the block: given, or read during it.
+    func original(_ address: EthereumAddress, given: [EthereumAddress: ChainAccount]) -> ChainAccount? {
+        given[address] ?? loaded[address]
+    }
+
+    /// Adds an empty account for `address` unless it has one (stored or already in ``accounts``).
     mutating func ensureAccount(_ address: EthereumAddress) {
+        load(address)
         guard accounts[address] == nil else { return }
         accounts[address] = ChainAccount(address: address, nonce: 0, balance: 0, ledgerAccountID: ledgerAccount(address))
         created.append(address)
@@ -187,6 +217,7 @@ struct ChainWorldState: EVMState {
             let address = EthereumAddress(address)
             switch change {
             case .deleted:
+                load(address)
                 guard accounts[address] != nil else { continue }
                 accounts[address]!.nonce = 0
                 accounts[address]!.balance = 0

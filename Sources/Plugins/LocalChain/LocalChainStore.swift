@@ -106,6 +106,12 @@ package enum LocalChainStore {
         try connection.queryFirst(selectAccounts + " WHERE chain_id = \(Int64(clamping: chainID)) AND address = \(address.description)").map(account)
     }
 
+    /// The stored accounts among `addresses` (those that exist), in a few statements.
+    static func accounts(chainID: UInt64, among addresses: [EthereumAddress], on connection: any SQLConnection) throws -> [ChainAccount] {
+        try connection.selectIn(selectAccounts + " WHERE chain_id = \(Int64(clamping: chainID)) AND address", keys: addresses.map(\.description))
+            .map(account)
+    }
+
     static func accounts(chainID: UInt64, on connection: any SQLConnection) throws -> [ChainAccount] {
         try connection.query(selectAccounts + " WHERE chain_id = \(Int64(clamping: chainID)) ORDER BY address").map(account)
     }

@@ -34,14 +34,24 @@ enum StateRootKind: String, Sendable, Equatable {
 
     /// The root after a block's `plan`, and the Ethereum trie it was computed on: `trie` (the
     /// head's, when one is kept) updated for the accounts the block touched, or a new one over the
-    /// whole state. The keccak Merkle kind has no incremental form and returns no trie.
-    func root(after plan: BlockExecutor.Plan, updating trie: IncrementalTrie?) -> (root: [UInt8], trie: IncrementalTrie?) {
+    /// whole state: every `stored` account as it was before the block, with the block's changes
+    /// over them. The keccak Merkle kind has no incremental form and returns no trie.
+    func root(
+        after plan: BlockExecutor.Plan,
+        updating trie: IncrementalTrie?,
+        stored: () throws -> [ChainAccount]
+    ) throws -> (root: [UInt8], trie: IncrementalTrie?) {
+        func wholeState() throws -> [ChainAccount] {
+            var all = Dictionary(try stored().map { ($0.address, $0) }, uniquingKeysWith: { first, _ in first })
+            for address in plan.touched { all[address] = plan.state[address] }
+            return Array(all.values)
+        }
         switch self {
         case .keccakMerkle:
-            return (root(plan.state.values), nil)
+            return (root(try wholeState()), nil)
         case .ethereum:
             guard var trie else {
-                let built = IncrementalTrie(EthereumStateRoot.accountEntries(plan.state.values.map(\.ethereumState)))
+                let built = IncrementalTrie(EthereumStateRoot.accountEntries(try wholeState().map(\.ethereumState)))
                 return (built.rootHash, built)
             }
             for address in plan.touched {
