@@ -3,11 +3,12 @@
 Signs in, opens every page, creates an asset and an account, mints into the account, watches
 the transfer appear in the live event feed (a second tab), places and posts a hold, sees a
 refused transfer's problem shown, adds a webhook endpoint and an API key, redelivers the
-endpoint's failed attempt, visits every rail panel, and saves screenshots of each page on a
+endpoint's failed attempt, visits every rail panel (on the local chain's: a chain's blocks and
+transactions, a grant through the panel's form, a refused grant, pause and resume), and saves screenshots of each page on a
 desktop and on a phone viewport.
 
 Fails on any browser console error (SEVERE) and any failed request (HTTP status >= 400 or a
-network failure), except the one refusal the test provokes on purpose.
+network failure), except the refusals the test provokes on purpose.
 
 Usage: console_test.py BASE_URL EMAIL SCREENSHOT_DIR   (the password on stdin)
 Environment: CHROMIUM (default /usr/bin/chromium), CHROMEDRIVER (default /usr/bin/chromedriver).
@@ -174,6 +175,98 @@ class ConsoleTest:
         path = os.path.join(self.shots, f"{name}.png")
         with open(path, "wb") as file:
             file.write(base64.b64decode(shot["data"]))
+
+    # --- The local chain's explorer and its declarative actions.
+
+    # EIP-55's own example address, and the same with one letter's case flipped (a bad checksum:
+    # well-formed enough for the console, refused by the rail).
+    RECIPIENT = "0x52908400098527886E0F7030069857D2E4169EE7"
+    BAD_CHECKSUM = "0x52908400098527886e0F7030069857D2E4169EE7"
+
+    def refresh_until(self, selector, text, timeout=25):
+        """Clicks the detail's Refresh until `selector` shows `text` (a block seals every 2 s)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if text in self.find(selector).text:
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutException(f"{selector} never showed {text!r}")
+            self.find("#rail-detail-refresh").click()
+            time.sleep(1)
+
+    def rows(self, selector):
+        return len(self.driver.find_elements(By.CSS_SELECTOR, f"{selector} table tbody tr"))
+
+    def local_chain_explorer(self):
+        """A chain's detail: its blocks and transactions, a grant through the form (confirmed,
+        then the grant sealed and the balance shown), a refused grant (the rail's problem shown,
+        nothing changed), pause then resume (the status badge follows)."""
+        driver = self.driver
+        self.wait_text("#rail-lists", "Browser Fest")
+        driver.find_element(By.CSS_SELECTOR, "#list-chains table tbody tr").click()
+        self.visible("#rail-detail")
+        self.wait_text("#rail-detail-facts", "Fest token")
+        self.wait_text("#rail-detail-facts", "active")
+        self.wait.until(lambda d: self.rows("#related-blocks") > 0)
+        self.wait_text("#related-contracts", "Nothing yet.")
+        self.step("local chain: a chain's detail with its blocks")
+
+        # A grant of 5.00 FEST through the declared form.
+        self.fill("#action-grant", {"to": self.RECIPIENT, "amount": "5.00"})
+        self.submit("#action-grant")
+        self.wait_text("#confirm-facts", "5.00")
+        self.confirm("Grant this amount?")
+        self.wait_text("#main .notice", "accepted")
+        self.refresh_until("#related-accounts", self.RECIPIENT)
+        self.wait_text("#related-accounts", "5.00")
+        self.wait_text("#related-transactions", "success")
+        transactions = self.rows("#related-transactions")
+        driver.find_element(By.CSS_SELECTOR, "#related-transactions table tbody tr").click()
+        self.visible("#rail-subdetail")
+        self.wait_text("#rail-subdetail-json", self.RECIPIENT)
+        self.settle()
+        self.screenshot("desktop-rail-localchain-detail")
+        self.step("local chain: a grant through the form")
+
+        # A grant to a badly checksummed address: the rail refuses it, the problem is shown and the
+        # field marked, and nothing was queued.
+        self.expected_failures.append(("POST", "/grants", 422))
+        self.fill("#action-grant", {"to": self.BAD_CHECKSUM, "amount": "1"})
+        self.submit("#action-grant")
+        self.confirm("Grant this amount?")
+        self.visible("#problem")
+        self.wait_text("#problem .problem-detail", "EIP-55")
+        if self.find("#action-grant [name='to']").get_attribute("aria-invalid") != "true":
+            self.problems.append("refused grant: the field the problem names is not marked")
+        self.settle()
+        self.screenshot("desktop-rail-localchain-refused")
+        self.step("local chain: a refused grant")
+        self.expect_failures_seen("refused grant")
+        time.sleep(2.5)  # a block interval: a queued grant would have sealed by now
+        self.find("#rail-detail-refresh").click()
+        self.settle()
+        if self.rows("#related-transactions") != transactions:
+            self.problems.append("refused grant: the chain's transactions changed")
+        if "0x52908400098527886e0F7030069857D2E4169EE7" in self.find("#related-accounts").text:
+            self.problems.append("refused grant: an account appeared")
+        self.step("local chain: the refusal changed nothing")
+
+        # Pause, then resume: only the action the status allows is offered.
+        if driver.find_elements(By.CSS_SELECTOR, "#rail-actions [data-action='resume']"):
+            self.problems.append("local chain: resume offered on an active chain")
+        self.find("#rail-actions [data-action='pause']").click()
+        self.confirm("Pause this chain?")
+        self.wait_text("#rail-detail-facts .badge", "paused")
+        self.wait_text("#list-chains", "paused")
+        if driver.find_elements(By.CSS_SELECTOR, "#action-grant"):
+            self.problems.append("local chain: the grant form offered on a paused chain")
+        self.settle()
+        self.screenshot("desktop-rail-localchain-paused")
+        self.find("#rail-actions [data-action='resume']").click()
+        self.confirm("Resume this chain?")
+        self.wait_text("#rail-detail-facts .badge", "active")
+        self.find("#action-grant")
+        self.step("local chain: pause and resume")
 
     # --- The scenario.
 
@@ -430,12 +523,7 @@ class ConsoleTest:
                 self.settle()
                 self.screenshot(f"desktop-rail-{rail}-detail")
             if rail == "localchain":
-                self.wait_text("#rail-lists", "Browser Fest")
-                driver.find_element(By.CSS_SELECTOR, "#rail-lists table tbody tr").click()
-                self.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#rail-detail").is_displayed())
-                self.wait_text("#rail-detail-facts", "Fest token")
-                self.settle()
-                self.screenshot(f"desktop-rail-{rail}-detail")
+                self.local_chain_explorer()
             if rail == "evm":
                 self.wait_text("#list-items", "Browser vase")
                 driver.find_element(By.CSS_SELECTOR, "#list-items table tbody tr").click()

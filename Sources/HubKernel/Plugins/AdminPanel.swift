@@ -22,6 +22,11 @@
 /// )
 /// ```
 ///
+/// A detail view may also show **related lists** (a chain's blocks, read from a path templated
+/// from the detail object) and **actions** (forms that `POST` to the rail's own routes, confirmed,
+/// each submission with a fresh `Idempotency-Key`). ``validate()`` checks a panel's ids, paths and
+/// placeholders; the plugin host refuses to start a rail whose panel fails it.
+///
 /// The console sends the signed-in user's bearer token, so the rail's own authorisation applies.
 /// It reads the list endpoint's answer as a page (`{"data": [...], "next_cursor": ...}`, following
 /// the cursor with `?cursor=` on "Load more") or as a bare array.
@@ -106,10 +111,139 @@ public struct AdminPanel: Sendable, Equatable, Codable {
         public var path: String
         /// The fields to show, in order; the whole JSON object is shown below them.
         public var fields: [Column]
+        /// Related lists: things that belong to the row (a chain's blocks), each read from a path
+        /// templated from the detail object, e.g. `/chains/{chain_id}/blocks`. In a related list,
+        /// a `{key.path}` (of its path, its rows' detail path, its actions) and an amount's asset
+        /// are looked up in the row first, then in this detail object. One level: a related list's
+        /// own detail has no lists or actions.
+        public var lists: [List]
+        /// What the viewer can do to the row: forms that `POST` to the rail's own routes.
+        public var actions: [Action]
 
-        public init(path: String, fields: [Column] = []) {
+        public init(path: String, fields: [Column] = [], lists: [List] = [], actions: [Action] = []) {
             self.path = path
             self.fields = fields
+            self.lists = lists
+            self.actions = actions
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case path, fields, lists, actions
+        }
+
+        /// Reads details written before related lists and actions existed too.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            path = try container.decode(String.self, forKey: .path)
+            fields = try container.decodeIfPresent([Column].self, forKey: .fields) ?? []
+            lists = try container.decodeIfPresent([List].self, forKey: .lists) ?? []
+            actions = try container.decodeIfPresent([Action].self, forKey: .actions) ?? []
+        }
+    }
+
+    /// A declarative action on a detail view: a form whose values the console `POST`s as a JSON
+    /// object to one of the rail's routes, after a confirmation, with a fresh `Idempotency-Key`
+    /// per submission (reused only when the viewer retries an answer that was not definite).
+    ///
+    /// ```swift
+    /// .init(
+    ///     id: "grant", title: "Grant currency", path: "/chains/{chain_id}/grants",
+    ///     fields: [.init("to", label: "To", kind: .address), .init("amount", label: "Amount", kind: .amount)],
+    ///     confirmation: "Grant this amount? The validator signs a transfer on the chain.",
+    ///     statuses: ["active"], idField: "id"
+    /// )
+    /// ```
+    ///
+    /// The rail's own authorisation and validation apply: a refusal (`application/problem+json`)
+    /// is shown to the viewer as it is, and the detail is read again after a success.
+    public struct Action: Sendable, Equatable, Codable {
+        /// Names the action within its detail view: lower-case letters, digits and `-`.
+        public var id: String
+        /// The button's label, e.g. `Pause`.
+        public var title: String
+        /// The `POST` route under `/v1/rails/<id>`; each `{key.path}` is replaced by the
+        /// URL-encoded value at that key path of the detail object, e.g. `/chains/{chain_id}/pause`.
+        public var path: String
+        /// The form's fields, in order; none for an action that needs no input (the body is `{}`).
+        public var fields: [Field]
+        /// What the confirmation dialog asks, e.g. `Pause this chain? No blocks are sealed until it resumes.`
+        public var confirmation: String
+        /// The key path of the detail object's status, for ``statuses``. `status` when not given.
+        public var statusKey: String?
+        /// The statuses in which the action is offered (pause only when `active`); every status
+        /// when empty.
+        public var statuses: [String]
+        /// For routes that deduplicate by a client id in the body (a grant's `id`): the member the
+        /// console fills with the submission's `Idempotency-Key`, so a retry is recognised by the
+        /// rail itself too.
+        public var idField: String?
+
+        public init(
+            id: String,
+            title: String,
+            path: String,
+            fields: [Field] = [],
+            confirmation: String,
+            statusKey: String? = nil,
+            statuses: [String] = [],
+            idField: String? = nil
+        ) {
+            self.id = id
+            self.title = title
+            self.path = path
+            self.fields = fields
+            self.confirmation = confirmation
+            self.statusKey = statusKey
+            self.statuses = statuses
+            self.idField = idField
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, title, path, fields, confirmation, statusKey, statuses, idField
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+            title = try container.decode(String.self, forKey: .title)
+            path = try container.decode(String.self, forKey: .path)
+            fields = try container.decodeIfPresent([Field].self, forKey: .fields) ?? []
+            confirmation = try container.decode(String.self, forKey: .confirmation)
+            statusKey = try container.decodeIfPresent(String.self, forKey: .statusKey)
+            statuses = try container.decodeIfPresent([String].self, forKey: .statuses) ?? []
+            idField = try container.decodeIfPresent(String.self, forKey: .idField)
+        }
+    }
+
+    /// One input of an ``Action``'s form; its value is sent as a JSON string under ``name``.
+    public struct Field: Sendable, Equatable, Codable {
+        /// What the console accepts and sends.
+        public enum Kind: String, Sendable, Codable, CaseIterable {
+            /// Any text, trimmed.
+            case text
+            /// An Ethereum-style address: `0x` and 40 hex digits (the rail checks the rest, such as
+            /// an EIP-55 checksum).
+            case address
+            /// An amount typed as a decimal (`12.50`) with the scale of the asset named by
+            /// ``Field/assetKey`` in the detail object, sent as a decimal string of minor units
+            /// (`"1250"`); never a floating-point number.
+            case amount
+        }
+
+        /// The JSON member it is sent as: lower-case letters, digits and `_`.
+        public var name: String
+        public var label: String
+        public var kind: Kind
+        public var required: Bool
+        /// For `.amount`: the key path of the detail object's asset code. `asset` when not given.
+        public var assetKey: String?
+
+        public init(_ name: String, label: String, kind: Kind = .text, required: Bool = true, assetKey: String? = nil) {
+            self.name = name
+            self.label = label
+            self.kind = kind
+            self.required = required
+            self.assetKey = assetKey
         }
     }
 

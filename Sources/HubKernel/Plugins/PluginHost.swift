@@ -69,6 +69,8 @@ public final class PluginHost: Sendable {
                 var context = makeContext(entry.id)
                 context.eventTypes = Set(type.eventTypes)
                 let plugin = try type.init(context: context, config: PluginConfig(json: entry.configJSON))
+                // The console draws the panel from data: a broken one is refused here, named.
+                try plugin.adminPanel?.validate()
                 running.append(Running(id: entry.id, plugin: plugin))
             } catch let error as PluginConfigError {
                 throw PluginSetupError(pluginID: entry.id, field: error.field, message: error.message)

@@ -79,7 +79,8 @@ struct ExplorerController: Sendable {
             try LocalChainStore.transactions(chainID: chainID, address: address, before: before, limit: limit + 1, on: $0)
         }
         let next = rows.count > limit ? "\(rows[limit - 1].blockNumber)-\(rows[limit - 1].position)" : nil
-        return try context.json(Page(data: rows.prefix(limit).map(TransactionRepresentation.init), nextCursor: next))
+        let page = rows.prefix(limit).map { TransactionRepresentation($0).explained(raw: $0.raw) }
+        return try context.json(Page(data: page, nextCursor: next))
     }
 
     @Sendable func transaction(_ request: Request, context: HubRequestContext) async throws -> Response {
@@ -87,11 +88,16 @@ struct ExplorerController: Sendable {
         guard let bytes = try? Hex.decode(context.parameters.get("hash") ?? "", length: 32) else { throw Problem.notFound("transaction") }
         let (hash, chainID) = (Hex.encode(bytes), chain.chainID)
         let found = try await self.context.database.read { connection -> TransactionRepresentation? in
-            if let sealed = try LocalChainStore.transaction(chainID: chainID, hash: hash, on: connection) { return TransactionRepresentation(sealed) }
-            if let pending = try LocalChainStore.poolEntry(chainID: chainID, hash: hash, on: connection) {
-                return TransactionRepresentation(pending: pending)
+            if let sealed = try LocalChainStore.transaction(chainID: chainID, hash: hash, on: connection) {
+                let logs = try ExplorerStore.logs(chainID: chainID, blockNumber: sealed.blockNumber, position: sealed.position, on: connection)
+                return TransactionRepresentation(sealed).explained(raw: sealed.raw, logs: logs)
             }
-            return try LocalChainStore.dropped(chainID: chainID, hash: hash, on: connection).map(TransactionRepresentation.init(dropped:))
+            if let pending = try LocalChainStore.poolEntry(chainID: chainID, hash: hash, on: connection) {
+                return TransactionRepresentation(pending: pending).explained(raw: pending.raw)
+            }
+            return try LocalChainStore.dropped(chainID: chainID, hash: hash, on: connection).map {
+                TransactionRepresentation(dropped: $0).explained(raw: $0.entry.raw)
+            }
         }
         guard let found else { throw Problem.notFound("transaction") }
         return try context.json(found)
@@ -99,14 +105,23 @@ struct ExplorerController: Sendable {
 
     // MARK: Accounts
 
+    /// `?kind=contract` lists only accounts with code (contracts), `?kind=account` only those
+    /// without; each row carries its `code_size`.
     @Sendable func accounts(_ request: Request, context: HubRequestContext) async throws -> Response {
         let chain = try await chain(context)
         let limit = try request.pageLimit()
         let after = try request.query("cursor") { (try? EthereumAddress($0))?.description } ?? ""
+        let kindText = request.uri.queryParameters["kind"].map(String.init)
+        let kind = kindText.flatMap(ExplorerStore.AccountKind.init(rawValue:))
+        guard kindText == nil || kind != nil else {
+            throw Problem.invalid("kind", "Give kind=contract (accounts with code) or kind=account (accounts without).")
+        }
         let chainID = chain.chainID
-        let rows = try await self.context.database.read { try LocalChainStore.accounts(chainID: chainID, after: after, limit: limit + 1, on: $0) }
-        let next = rows.count > limit ? rows[limit - 1].address.description : nil
-        return try context.json(Page(data: rows.prefix(limit).map(AccountRepresentation.init), nextCursor: next))
+        let rows = try await self.context.database.read {
+            try ExplorerStore.accounts(chainID: chainID, kind: kind, after: after, limit: limit + 1, on: $0)
+        }
+        let next = rows.count > limit ? rows[limit - 1].account.address.description : nil
+        return try context.json(Page(data: rows.prefix(limit).map { AccountRepresentation($0.account, codeSize: $0.codeSize) }, nextCursor: next))
     }
 
     /// An address the chain has not seen yet is an empty account (nonce 0, balance 0), as on
@@ -115,7 +130,12 @@ struct ExplorerController: Sendable {
         let chain = try await chain(context)
         let address = try address(context)
         let chainID = chain.chainID
-        let stored = try await self.context.database.read { try LocalChainStore.account(chainID: chainID, address: address, on: $0) }
+        let (stored, codeSize) = try await self.context.database.read { connection in
+            (
+                try LocalChainStore.account(chainID: chainID, address: address, on: connection),
+                try ExplorerStore.codeSize(chainID: chainID, address: address, on: connection)
+            )
+        }
         return try context.json(
             AccountRepresentation(
                 stored
@@ -124,7 +144,8 @@ struct ExplorerController: Sendable {
                         nonce: 0,
                         balance: 0,
                         ledgerAccountID: LocalChainIDs.ledgerAccount(chainID: chainID, address: address)
-                    )
+                    ),
+                codeSize: codeSize
             )
         )
     }
@@ -154,10 +175,10 @@ struct ExplorerController: Sendable {
             if let bytes = try? Hex.decode(trimmed, length: 32) {
                 let hash = Hex.encode(bytes)
                 if let t = try LocalChainStore.transaction(chainID: chainID, hash: hash, on: connection) {
-                    return SearchResult(kind: "transaction", transaction: TransactionRepresentation(t))
+                    return SearchResult(kind: "transaction", transaction: TransactionRepresentation(t).explained(raw: t.raw))
                 }
                 if let p = try LocalChainStore.poolEntry(chainID: chainID, hash: hash, on: connection) {
-                    return SearchResult(kind: "transaction", transaction: TransactionRepresentation(pending: p))
+                    return SearchResult(kind: "transaction", transaction: TransactionRepresentation(pending: p).explained(raw: p.raw))
                 }
                 if let stored = try LocalChainStore.block(chainID: chainID, hash: hash, on: connection) {
                     return SearchResult(kind: "block", block: BlockRepresentation(stored, try stored.decoded()))
@@ -166,7 +187,8 @@ struct ExplorerController: Sendable {
             if let address = try? EthereumAddress(trimmed),
                 let account = try LocalChainStore.account(chainID: chainID, address: address, on: connection)
             {
-                return SearchResult(kind: "account", account: AccountRepresentation(account))
+                let codeSize = try ExplorerStore.codeSize(chainID: chainID, address: address, on: connection)
+                return SearchResult(kind: "account", account: AccountRepresentation(account, codeSize: codeSize))
             }
             return nil
         }

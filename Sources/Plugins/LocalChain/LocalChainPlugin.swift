@@ -92,6 +92,7 @@ public struct LocalChainPlugin: RailPlugin {
                         path: "/chains/{chain_id}",
                         fields: [
                             .init("name", title: "Event"),
+                            .init("status", title: "Status", kind: .status),
                             .init("currency_name", title: "Currency"),
                             .init("asset", title: "Ledger asset"),
                             .init("decimals", title: "Decimals"),
@@ -99,13 +100,112 @@ public struct LocalChainPlugin: RailPlugin {
                             .init("head.number", title: "Head"),
                             .init("head.hash", title: "Head hash"),
                             .init("genesis_hash", title: "Genesis hash"),
+                            .init("validator", title: "Validator"),
                             .init("rpc_path", title: "JSON-RPC endpoint"),
-                        ]
+                        ],
+                        lists: Self.explorerLists,
+                        actions: Self.chainActions
                     )
                 )
             ]
         )
     }
+
+    /// The chain's explorer in its detail view: the explorer routes, filled from the chain.
+    static let explorerLists: [AdminPanel.List] = [
+        AdminPanel.List(
+            id: "blocks",
+            title: "Latest blocks",
+            path: "/chains/{chain_id}/blocks?limit=10",
+            columns: [
+                .init("number", title: "Block", kind: .link),
+                .init("transaction_count", title: "Transactions"),
+                .init("hash", title: "Hash"),
+                .init("compressed_bytes", title: "Stored bytes"),
+            ],
+            detail: AdminPanel.Detail(
+                path: "/chains/{chain_id}/blocks/{number}",
+                fields: [.init("timestamp", title: "Timestamp (Unix s)"), .init("state_root", title: "State root")]
+            )
+        ),
+        AdminPanel.List(
+            id: "transactions",
+            title: "Transactions",
+            path: "/chains/{chain_id}/transactions?limit=10",
+            columns: [
+                .init("hash", title: "Hash", kind: .link),
+                .init("block_number", title: "Block"),
+                .init("status", title: "Status", kind: .status),
+                .init("from", title: "From"),
+                .init("to", title: "To"),
+                .init("value", title: "Value", kind: .amount),
+                .init("call.name", title: "Call"),
+            ],
+            detail: AdminPanel.Detail(
+                path: "/chains/{chain_id}/transactions/{hash}",
+                fields: [
+                    .init("status", title: "Status", kind: .status), .init("call.signature", title: "Call"),
+                    .init("call.args", title: "Arguments"), .init("logs", title: "Logs (events decoded where known)"),
+                ]
+            )
+        ),
+        AdminPanel.List(
+            id: "contracts",
+            title: "Contracts",
+            path: "/chains/{chain_id}/accounts?kind=contract&limit=20",
+            columns: [
+                .init("address", title: "Contract", kind: .link),
+                .init("balance", title: "Balance", kind: .amount),
+                .init("code_size", title: "Code (bytes)"),
+                .init("nonce", title: "Nonce"),
+            ],
+            detail: AdminPanel.Detail(path: "/chains/{chain_id}/accounts/{address}", fields: [.init("code_hash", title: "Code hash")])
+        ),
+        AdminPanel.List(
+            id: "accounts",
+            title: "Accounts",
+            path: "/chains/{chain_id}/accounts?limit=20",
+            columns: [
+                .init("address", title: "Address", kind: .link),
+                .init("balance", title: "Balance", kind: .amount),
+                .init("nonce", title: "Nonce"),
+                .init("code_size", title: "Code (bytes)"),
+            ],
+            detail: AdminPanel.Detail(
+                path: "/chains/{chain_id}/accounts/{address}",
+                fields: [.init("ledger_account_id", title: "Ledger account", kind: .link, link: "/admin/transfers?account_id={value}")]
+            )
+        ),
+    ]
+
+    /// Grants, pause and resume on the chain's detail, through the chain's own routes (the
+    /// organiser's or an admin's, as the routes decide).
+    static let chainActions: [AdminPanel.Action] = [
+        AdminPanel.Action(
+            id: "grant",
+            title: "Grant currency",
+            path: "/chains/{chain_id}/grants",
+            fields: [.init("to", label: "To address", kind: .address), .init("amount", label: "Amount", kind: .amount)],
+            confirmation:
+                "Grant this amount? The validator signs a transfer of new currency to the address; it is mirrored in the ledger when sealed.",
+            statuses: ["active"],
+            idField: "id"
+        ),
+        AdminPanel.Action(
+            id: "pause",
+            title: "Pause",
+            path: "/chains/{chain_id}/pause",
+            confirmation: "Pause this chain? No blocks are sealed until it is resumed; transactions sent meanwhile wait in the pool.",
+            statuses: ["active"]
+        ),
+        AdminPanel.Action(
+            id: "resume",
+            title: "Resume",
+            path: "/chains/{chain_id}/resume",
+            confirmation: "Resume this chain? Blocks are sealed again.",
+            statuses: ["paused"]
+        ),
+    ]
 
     public func health() async -> PluginHealth {
         if let problem = ValidatorKeyVault.problem(at: configuration.keyFile) {

@@ -95,6 +95,12 @@ struct TransactionRepresentation: Codable, Sendable, Equatable {
     var to: String
     var nonce: UInt64
     var value: String
+    /// The call its data makes, where the selector is a well-known ERC-20/ERC-721 function
+    /// (``KnownSignatures``); set by the explorer, absent in events.
+    var call: DecodedABI?
+    /// The logs it emitted, each with its decoded event where known: the explorer's answer for
+    /// one sealed transaction only.
+    var logs: [LogRepresentation]?
 
     init(_ t: ChainTransaction) {
         hash = t.hash
@@ -132,14 +138,37 @@ struct AccountRepresentation: Codable, Sendable, Equatable {
     /// none): with `nonce` and `balance`, the account as the state root commits to it.
     var storageRoot: String
     var codeHash: String
+    /// Bytes of contract code: 0 for an account a key holds.
+    var codeSize: Int
 
-    init(_ account: ChainAccount) {
+    init(_ account: ChainAccount, codeSize: Int) {
+        self.codeSize = codeSize
         address = account.address.checksummed
         nonce = account.nonce
         balance = String(account.balance)
         ledgerAccountId = account.ledgerAccountID.description
         storageRoot = Hex.encode(account.storageRoot ?? EthereumStateRoot.emptyStorageRoot)
         codeHash = Hex.encode(account.codeHash ?? EthereumStateRoot.emptyCodeHash)
+    }
+}
+
+/// A log of a sealed transaction, as the explorer shows it.
+struct LogRepresentation: Codable, Sendable, Equatable {
+    /// Its position among all logs of its block.
+    var logIndex: Int
+    /// The contract that emitted it.
+    var address: String
+    var topics: [String]
+    var data: String
+    /// The event, where the first topic is a well-known ERC-20/ERC-721 event's.
+    var event: DecodedABI?
+
+    init(_ log: ChainLog) {
+        logIndex = log.logIndex
+        address = log.address.checksummed
+        topics = log.topics
+        data = Hex.encode(log.data)
+        event = KnownSignatures.decodeEvent(topics: log.topics, data: log.data)
     }
 }
 

@@ -1,4 +1,5 @@
 import ChainKit
+import EVMKit
 import Foundation
 import HubKernel
 import HubServer
@@ -107,6 +108,86 @@ struct LocalChainExplorerTests {
             let response = try await Self.get(api, "6200/proximity?lat=1&lon=1")
             #expect(response.status == .notFound)
             #expect(response.object["code"] as? String == "no_host_location")
+        }
+    }
+    /// Runtime code that logs an ERC-20 `Transfer(from, to, 1250)` whatever it is called with.
+    static func transferLogger(from: EthereumAddress, to: EthereumAddress) -> [UInt8] {
+        let topic = ABI.eventTopic("Transfer(address,address,uint256)")
+        return [0x7f] + UInt256(1_250).bigEndianBytes + [0x60, 0x00, 0x52]  // MSTORE the amount at 0
+            + [0x73] + to.bytes + [0x73] + from.bytes + [0x7f] + topic  // topics 2, 1, 0
+            + [0x60, 0x20, 0x60, 0x00, 0xa3, 0x00]  // LOG3 of 32 bytes at 0; STOP
+    }
+
+    @Test("contracts listed with their code size; token calls and events decoded", arguments: TestBackend.enabled)
+    func contractsAndDecoding(backend: TestBackend) async throws {
+        try await withLocalChainHub(on: backend) { hub, api in
+            let chainID: UInt64 = 6_300
+            #expect(try await api.createChain(chainID).status == .created)
+            let alice = TestKeys.address(TestKeys.alice)
+            let bob = TestKeys.address(TestKeys.bob)
+            #expect(try await api.grant(chainID, to: alice, amount: "100").status == .accepted)
+            try await api.waitSealed(chainID)
+            let runtime = Self.transferLogger(from: alice, to: bob)
+            let token = ValidatedTransaction.contractAddress(sender: alice, nonce: 0)
+            let deploy = try EthereumTransaction(
+                envelope: .dynamicFee,
+                chainID: chainID,
+                nonce: 0,
+                gasLimit: 200_000,
+                to: nil,
+                value: .zero,
+                data: ContractExecutionTests.initcode(runtime)
+            ).signed(privateKey: TestKeys.alice)
+            let calldata = try ABI.calldata(
+                "transfer(address,uint256)",
+                types: [.address, .uint(bits: 256)],
+                values: [.address(bob), .uint(UInt256(1_250))]
+            )
+            let call = try EthereumTransaction(
+                envelope: .dynamicFee,
+                chainID: chainID,
+                nonce: 1,
+                gasLimit: 200_000,
+                to: token,
+                value: .zero,
+                data: calldata
+            )
+            .signed(privateKey: TestKeys.alice)
+            for signed in [deploy, call] { #expect(try await api.send(chainID, raw: signed.raw).status == .accepted) }
+            try await api.waitSealed(chainID)
+
+            let contracts = try (try await Self.get(api, "\(chainID)/accounts?kind=contract")).json()["data"] as? [[String: Any]]
+            #expect(contracts?.map { $0["address"] as? String } == [token.checksummed])
+            #expect(contracts?.first?["code_size"] as? Int == runtime.count)
+            let plain = try await Self.all(api, "\(chainID)/accounts?kind=account", key: "address")
+            #expect(Set(plain).contains(alice.checksummed) && !plain.contains(token.checksummed))
+            let all = try (try await Self.get(api, "\(chainID)/accounts")).json()["data"] as? [[String: Any]] ?? []
+            #expect(all.first { $0["address"] as? String == alice.checksummed }?["code_size"] as? Int == 0)
+            #expect(try (try await Self.get(api, "\(chainID)/accounts/\(token.checksummed)")).json()["code_size"] as? Int == runtime.count)
+            let refused = try await Self.get(api, "\(chainID)/accounts?kind=token")
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused.object["field"] as? String == "kind")
+
+            // The call, in the list and in the answer for it; its log's event in the answer only.
+            let listed = try (try await Self.get(api, "\(chainID)/transactions?limit=1")).json()["data"] as? [[String: Any]]
+            let listedCall = try #require(listed?.first?["call"] as? [String: Any])
+            #expect(listedCall["name"] as? String == "transfer")
+            #expect(listed?.first?["logs"] == nil)
+            let one = try (try await Self.get(api, "\(chainID)/transactions/\(Hex.encode(call.hash))")).json()
+            let decoded = try #require(one["call"] as? [String: Any])
+            #expect(decoded["signature"] as? String == "transfer(address,uint256)")
+            #expect(decoded["args"] as? [String: String] == ["to": bob.checksummed, "value": "1250"])
+            let logs = try #require(one["logs"] as? [[String: Any]])
+            #expect(logs.count == 1)
+            #expect(logs.first?["address"] as? String == token.checksummed)
+            let event = try #require(logs.first?["event"] as? [String: Any])
+            #expect(event["name"] as? String == "Transfer")
+            #expect(event["standard"] as? String == "ERC-20")
+            #expect(event["args"] as? [String: String] == ["from": alice.checksummed, "to": bob.checksummed, "value": "1250"])
+            // A creation's data is initcode, not a call; a plain grant has neither call nor logs.
+            let created = try (try await Self.get(api, "\(chainID)/transactions/\(Hex.encode(deploy.hash))")).json()
+            #expect(created["call"] == nil)
+            #expect((created["logs"] as? [Any])?.isEmpty == true)
         }
     }
 }
