@@ -107,6 +107,9 @@ struct LocalChainValidationTests {
         #expect(rejection([0xde, 0xad, 0xbe, 0xef]) == "invalid_transaction")
         #expect(rejection([]) == "invalid_transaction")
         #expect(rejection([UInt8](repeating: 0xC0, count: TransactionRejection.maxRawBytes + 1)) == "oversized")
+        // An unknown chain is not found (this constructor once called itself).
+        let unknown = TransactionRejection.chainNotFound(77)
+        #expect(unknown.code == "chain_not_found" && unknown.kind == .notFound && unknown.message.contains("77"))
         // r = 0 cannot be a signature.
         var raw = try Self.legacy()
         let signed = try SignedEthereumTransaction.decode(raw)

@@ -21,7 +21,7 @@ struct TransactionRejection: HubError, Equatable, CustomStringConvertible {
     var description: String { "\(code): \(message)" }
 
     static func chainNotFound(_ chainID: UInt64) -> TransactionRejection {
-        TransactionRejection.chainNotFound(chainID)
+        TransactionRejection("chain_not_found", "There is no chain \(chainID) on this hub.")
     }
 
     /// What geth's pool takes at most (128 KiB): room for a contract's largest initcode (48 KiB) as data.
