@@ -39,7 +39,7 @@ struct ClusterSignalsTests {
 
                 // An append in the other instance's transaction signals at its commit.
                 let sequence = try await first.write { try EventLog.append([Self.event("test.committed")], on: $0) }
-                try await bus.withSubscription { stream in
+                await bus.withSubscription { stream in
                     for await seen in stream where seen >= sequence { return }
                 }
                 #expect(bus.lastSequence == sequence)

@@ -1,4 +1,4 @@
-public import ChainKit
+import ChainKit
 
 /// Transactions with everything they run over, written so that another EVM can run the same thing:
 /// the differential tests feed these to EVMKit (`hubd evm run`) and to revm (pyrevm) and compare the

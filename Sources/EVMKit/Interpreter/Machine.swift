@@ -1,4 +1,4 @@
-public import ChainKit
+import ChainKit
 
 /// Runs the frames of one transaction: message calls, contract creation and precompiles over a
 /// ``JournaledState``. Each frame's state changes are reverted exactly when it fails or reverts.

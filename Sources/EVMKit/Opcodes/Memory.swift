@@ -1,4 +1,4 @@
-public import ChainKit
+import ChainKit
 
 /// KECCAK256, the copy instructions and MCOPY: memory expansion plus 3 gas per word copied.
 extension Machine {

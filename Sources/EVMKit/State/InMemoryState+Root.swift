@@ -1,4 +1,4 @@
-public import ChainKit
+import ChainKit
 
 extension InMemoryState {
     /// The state root: the secure trie (keys hashed) of RLP([nonce, balance, storageRoot, codeHash]).

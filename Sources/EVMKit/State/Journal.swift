@@ -1,4 +1,4 @@
-public import ChainKit
+import ChainKit
 
 /// A log entry (LOG0…LOG4).
 public struct Log: Sendable, Hashable {

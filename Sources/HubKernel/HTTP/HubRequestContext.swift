@@ -1,7 +1,7 @@
-public import Foundation
+import Foundation
 public import Hummingbird
 public import HummingbirdWebSocket
-public import Logging
+import Logging
 import NIOCore
 
 /// The per-request context of every kernel and rail route.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The API's JSON decoder: `snake_case` members (or the Swift spelling), numbers exact to the
 /// type asked for, and a record of which members each type read, from which ``StrictDecoding``

@@ -1,5 +1,5 @@
 import Foundation
-public import Logging
+import Logging
 import Synchronization
 
 /// The hub's database: one writer connection and a few reader connections, each on its own thread.
@@ -58,7 +58,8 @@ public final class Database: Sendable {
     }
 
     /// Runs `body` in a write transaction on the writer connection: committed when it returns,
-    /// rolled back when it throws.
+    /// rolled back when it throws. The result is often incidental (a statement's row count).
+    @discardableResult
     public func write<Result: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> Result) async throws -> Result {
         try await writer.run { connection in try Self.writeTransaction(on: connection, body) }
     }

@@ -39,29 +39,22 @@ struct LectureEffect: Sendable {
         guard let lectureID, lectureID <= UInt64(Int64.max) else {
             throw EVMError.invalid("receipt", "a new lecture's receipt names no lecture id")
         }
-        let lecture = try await Lecture.OnChain(
-            lectureID: lectureID,
-            chain: chain.id,
-            returned: try await client.ethCall(
-                to: contract,
-                data: try ABI.calldata("lecture(uint256)", types: [.uint(bits: 256)], values: [.uint(UInt256(lectureID))])
-            )
+        let lectureReturned = try await client.ethCall(
+            to: contract,
+            data: try ABI.calldata("lecture(uint256)", types: [.uint(bits: 256)], values: [.uint(UInt256(lectureID))])
         )
+        let lecture = try Lecture.OnChain(lectureID: lectureID, chain: chain.id, returned: lectureReturned)
         var runs: [LectureRun] = []
         for index in 0..<min(lecture.runCount, 5) {
-            var run = try await LectureRun(
-                lectureID: lectureID,
-                run: index,
-                chain: chain.id,
-                returned: try await client.ethCall(
-                    to: contract,
-                    data: try ABI.calldata(
-                        "run(uint256,uint256)",
-                        types: [.uint(bits: 256), .uint(bits: 256)],
-                        values: [.uint(UInt256(lectureID)), .uint(UInt256(index))]
-                    )
+            let runReturned = try await client.ethCall(
+                to: contract,
+                data: try ABI.calldata(
+                    "run(uint256,uint256)",
+                    types: [.uint(bits: 256), .uint(bits: 256)],
+                    values: [.uint(UInt256(lectureID)), .uint(UInt256(index))]
                 )
             )
+            var run = try LectureRun(lectureID: lectureID, run: index, chain: chain.id, returned: runReturned)
             if run.state == "settled" { try await addSettlement(to: &run, contract: contract, client: client) }
             runs.append(run)
         }

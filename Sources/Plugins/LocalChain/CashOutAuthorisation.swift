@@ -1,4 +1,4 @@
-package import ChainKit
+import ChainKit
 package import HubKernel
 
 /// What an attendee signs, besides the burn transaction itself, to say where a cash-out pays.

@@ -1,5 +1,5 @@
-package import ChainKit
-package import HubKernel
+import ChainKit
+import HubKernel
 
 /// An event chain as stored: its settings, validator and head.
 /// (`package`: the test harness of this package reads a chain's head; not API for other packages.)

@@ -41,7 +41,6 @@ public enum LocalChainVerifier {
 
     static func check(_ chain: LocalChain, _ report: inout Report, on connection: any SQLConnection) throws {
         report.chains += 1
-        let name = "chain \(chain.chainID)"
         let accounts = try LocalChainStore.accounts(chainID: chain.chainID, on: connection)
         report.accounts += accounts.count
         // A relayed chain's money lives in its validator's hub: only its blocks are checked here.

@@ -17,7 +17,7 @@ struct RelayFollower: Service {
     let stateTries = StateTrieCache()
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 for chainID in relay.chains { group.addTask { await follow(chainID) } }
             }
