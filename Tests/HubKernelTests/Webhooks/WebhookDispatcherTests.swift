@@ -1,9 +1,10 @@
 import Foundation
-import HubKernel
 import HubTestSupport
 import ServiceLifecycle
 import Synchronization
 import Testing
+
+@testable import HubKernel
 
 @Suite("Webhook dispatcher")
 struct WebhookDispatcherTests {
@@ -276,6 +277,9 @@ struct WebhookDispatcherTests {
                 try await testGracefulShutdownOf(dispatcher) { trigger in
                     try await eventually("the first request to arrive") { receiver.received("a").count == 1 }
                     await trigger()
+                    // The group signals the shutdown to its services after `trigger` returns: let
+                    // the dispatcher see it before the held attempt ends, or it may start the next.
+                    try await eventually("the dispatcher to see the shutdown") { dispatcher.isStopping }
                     receiver.release()
                 }
                 // The held attempt completed and was recorded; the second event was not started.
