@@ -89,7 +89,7 @@ struct ExplorerController: Sendable {
         let (hash, chainID) = (Hex.encode(bytes), chain.chainID)
         let found = try await self.context.database.read { connection -> TransactionRepresentation? in
             if let sealed = try LocalChainStore.transaction(chainID: chainID, hash: hash, on: connection) {
-                let logs = try ExplorerStore.logs(chainID: chainID, blockNumber: sealed.blockNumber, position: sealed.position, on: connection)
+                let logs = try LogStore.logs(chainID: chainID, blockNumber: sealed.blockNumber, position: sealed.position, on: connection)
                 return TransactionRepresentation(sealed).explained(raw: sealed.raw, logs: logs)
             }
             if let pending = try LocalChainStore.poolEntry(chainID: chainID, hash: hash, on: connection) {

@@ -49,27 +49,6 @@ enum ExplorerStore {
         )
         return Int(try row?.int("code_size") ?? 0)
     }
-
-    /// The logs of the transaction at `position` of block `blockNumber`, in order.
-    static func logs(chainID: UInt64, blockNumber: UInt64, position: Int, on connection: any SQLConnection) throws -> [ChainLog] {
-        try connection.query(
-            """
-            SELECT block_number, log_index, transaction_hash, transaction_index, address, topic0, topic1, topic2, topic3, data \
-            FROM localchain_logs WHERE chain_id = \(Int64(clamping: chainID)) AND block_number = \(Int64(clamping: blockNumber)) \
-            AND transaction_index = \(Int64(position)) ORDER BY log_index
-            """
-        ).map { row in
-            ChainLog(
-                blockNumber: UInt64(try row.int("block_number")),
-                logIndex: Int(try row.int("log_index")),
-                transactionHash: try row.text("transaction_hash"),
-                transactionIndex: Int(try row.int("transaction_index")),
-                address: try EthereumAddress(try row.text("address")),
-                topics: try ["topic0", "topic1", "topic2", "topic3"].compactMap { try row.optionalText($0) },
-                data: try row.bytes("data")
-            )
-        }
-    }
 }
 
 extension TransactionRepresentation {

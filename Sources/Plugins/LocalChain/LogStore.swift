@@ -62,27 +62,40 @@ enum LogStore {
 
     /// The logs matching `filter`, in block and log order, at most `limit`.
     static func logs(chainID: UInt64, filter: LogFilter, limit: Int, on connection: any SQLConnection) throws -> [ChainLog] {
-        var sql: SQL = """
-            SELECT block_number, log_index, transaction_hash, transaction_index, address, topic0, topic1, topic2, topic3, data \
-            FROM localchain_logs WHERE chain_id = \(Int64(clamping: chainID)) \
-            AND block_number >= \(Int64(clamping: filter.fromBlock)) AND block_number <= \(Int64(clamping: filter.toBlock))
-            """
+        var sql: SQL =
+            selectLogs + """
+                 WHERE chain_id = \(Int64(clamping: chainID)) \
+                AND block_number >= \(Int64(clamping: filter.fromBlock)) AND block_number <= \(Int64(clamping: filter.toBlock))
+                """
         if !filter.addresses.isEmpty { sql += " AND address IN (\(list: filter.addresses.map(\.description)))" }
         let columns: [SQL] = ["topic0", "topic1", "topic2", "topic3"]
         for (position, wanted) in filter.topics.prefix(4).enumerated() where !wanted.isEmpty {
             sql += " AND " + columns[position] + " IN (\(list: wanted))"
         }
         sql += " ORDER BY block_number, log_index LIMIT \(limit)"
-        return try connection.query(sql).map { row in
-            ChainLog(
-                blockNumber: UInt64(try row.int("block_number")),
-                logIndex: Int(try row.int("log_index")),
-                transactionHash: try row.text("transaction_hash"),
-                transactionIndex: Int(try row.int("transaction_index")),
-                address: try EthereumAddress(try row.text("address")),
-                topics: try ["topic0", "topic1", "topic2", "topic3"].compactMap { try row.optionalText($0) },
-                data: try row.bytes("data")
-            )
-        }
+        return try connection.query(sql).map(log)
+    }
+
+    /// The logs of the transaction at `position` of block `blockNumber`, in order.
+    static func logs(chainID: UInt64, blockNumber: UInt64, position: Int, on connection: any SQLConnection) throws -> [ChainLog] {
+        try connection.query(
+            selectLogs + " WHERE chain_id = \(Int64(clamping: chainID)) AND block_number = \(Int64(clamping: blockNumber))"
+                + " AND transaction_index = \(Int64(position)) ORDER BY log_index"
+        ).map(log)
+    }
+
+    private static let selectLogs: SQL =
+        "SELECT block_number, log_index, transaction_hash, transaction_index, address, topic0, topic1, topic2, topic3, data FROM localchain_logs"
+
+    private static func log(_ row: SQLRow) throws -> ChainLog {
+        ChainLog(
+            blockNumber: UInt64(try row.int("block_number")),
+            logIndex: Int(try row.int("log_index")),
+            transactionHash: try row.text("transaction_hash"),
+            transactionIndex: Int(try row.int("transaction_index")),
+            address: try EthereumAddress(try row.text("address")),
+            topics: try ["topic0", "topic1", "topic2", "topic3"].compactMap { try row.optionalText($0) },
+            data: try row.bytes("data")
+        )
     }
 }
