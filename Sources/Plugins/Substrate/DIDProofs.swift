@@ -7,31 +7,49 @@ import HubKernel
 /// Every change to a DID is a signed v4 extrinsic exactly as a peaq node would take it (the call
 /// found by pallet and call name in the metadata, the signed extensions the metadata lists),
 /// immortal, tip 0, with the signer's nonce counted by the hub (its proofs so far). It commits to
-/// ``genesisHash``, 32 zero bytes, which no chain has: a proof made offline cannot be replayed on
-/// peaq. Submitting to a node (its genesis, era and nonce) is a later slice.
+/// ``offlineGenesisHash``, 32 zero bytes, which no chain has: a proof made offline cannot be
+/// replayed on peaq. The same type, made from a node's metadata, genesis and runtime version,
+/// signs the extrinsics that anchor those changes on the node (``DIDAnchorer``), mortal, with the
+/// node's nonce.
 struct DIDChain: Sendable {
     static let pallet = "PeaqDid"
     /// The offline registry's genesis hash (and era block hash, the era being immortal).
-    static let genesisHash = [UInt8](repeating: 0, count: 32)
+    static let offlineGenesisHash = [UInt8](repeating: 0, count: 32)
 
     let metadata: RuntimeMetadata
     let version: RuntimeVersion
+    /// The hash of the chain's block 0 (``offlineGenesisHash`` for the offline registry).
+    let genesisHash: [UInt8]
 
-    init(metadata: RuntimeMetadata) throws {
+    /// The offline registry's chain, or a node's: its metadata, its genesis and the runtime
+    /// version it answers (the metadata's `System.Version` when not given).
+    init(metadata: RuntimeMetadata, genesisHash: [UInt8] = offlineGenesisHash, version: RuntimeVersion? = nil) throws {
         guard metadata.pallet(named: Self.pallet) != nil else {
             throw PluginConfigError(field: "metadata_file", message: "the runtime has no \(Self.pallet) pallet")
         }
         self.metadata = metadata
-        version = try metadata.runtimeVersion()
+        self.genesisHash = genesisHash
+        self.version = try version ?? metadata.runtimeVersion()
     }
 
-    func values(nonce: UInt64) -> SignedExtensionValues {
-        SignedExtensionValues(
+    /// A mortal extrinsic's era and the hash of its birth block.
+    struct Mortality: Sendable {
+        var era: Era
+        var birthBlockHash: [UInt8]
+    }
+
+    func values(nonce: UInt64, mortality: Mortality? = nil) -> SignedExtensionValues {
+        var values = SignedExtensionValues(
             nonce: nonce,
             specVersion: version.specVersion,
             transactionVersion: version.transactionVersion,
-            genesisHash: Self.genesisHash
+            genesisHash: genesisHash
         )
+        if let mortality {
+            values.era = mortality.era
+            values.eraBlockHash = mortality.birthBlockHash
+        }
+        return values
     }
 
     /// `PeaqDid.<call>` with its arguments, encoded through the metadata's types.
@@ -47,14 +65,14 @@ struct DIDChain: Sendable {
         return try RuntimeCall(pallet: Self.pallet, call: call.kind.rawValue, values: values, metadata: metadata)
     }
 
-    /// What the signer's `nonce`-th extrinsic of `call` signs.
-    func payload(_ call: DIDCall, nonce: UInt64) throws -> SigningPayload {
-        try SigningPayload(metadata: metadata, call: self.call(call), values: values(nonce: nonce))
+    /// What the signer's `nonce`-th extrinsic of `call` signs (immortal unless `mortality` is given).
+    func payload(_ call: DIDCall, nonce: UInt64, mortality: Mortality? = nil) throws -> SigningPayload {
+        try SigningPayload(metadata: metadata, call: self.call(call), values: values(nonce: nonce, mortality: mortality))
     }
 
     /// Signs `call` with `keyPair` as the signer's `nonce`-th extrinsic.
-    func sign(_ call: DIDCall, keyPair: Sr25519.KeyPair, nonce: UInt64) throws -> SignedExtrinsic {
-        try SignedExtrinsic(payload: payload(call, nonce: nonce), signer: .sr25519(keyPair))
+    func sign(_ call: DIDCall, keyPair: Sr25519.KeyPair, nonce: UInt64, mortality: Mortality? = nil) throws -> SignedExtrinsic {
+        try SignedExtrinsic(payload: payload(call, nonce: nonce, mortality: mortality), signer: .sr25519(keyPair))
     }
 
     /// The extrinsic of `call` with an sr25519 signature its holder made over ``payload(_:nonce:)``'s

@@ -35,7 +35,7 @@ extension DIDRegistry {
                 payload: "0x" + HexText.encode(payload.bytes),
                 message: "0x" + HexText.encode(payload.message),
                 callData: "0x" + HexText.encode(payload.call.encoded),
-                genesisHash: "0x" + HexText.encode(DIDChain.genesisHash),
+                genesisHash: "0x" + HexText.encode(registry.chain.genesisHash),
                 specVersion: registry.chain.version.specVersion,
                 transactionVersion: registry.chain.version.transactionVersion
             )

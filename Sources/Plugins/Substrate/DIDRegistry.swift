@@ -24,6 +24,8 @@ struct DIDRegistry: Sendable {
     let secrets: WalletSecrets
     let ss58Prefix: UInt16
     let chain: DIDChain
+    /// Whether a node is configured: each change is then queued for anchoring in its unit.
+    var anchoring = false
 
     /// A change asked for by `user`.
     struct Change: Sendable {
@@ -191,6 +193,7 @@ struct DIDRegistry: Sendable {
             VALUES (\(proof.hash), \(account), \(change.name), \(proof.call), \(signer), \(Int64(nonce)), \(proof.extrinsic), \(unit.now))
             """
         )
+        if anchoring { try DIDAnchors.enqueue(proofHash: proof.hash, didAccount: account, in: unit) }
         let createdMilliseconds = Int64(unit.now.nanoseconds / 1_000_000)
         switch change.kind {
         case .addAttribute:
@@ -315,7 +318,7 @@ struct DIDSummaryRepresentation: Sendable, Codable, Equatable {
     var did: String
     /// The wallet's SS58 address.
     var address: String
-    /// `custodial` (the hub signs its changes) or `external` (changes not offered yet).
+    /// `custodial` (the hub signs its changes) or `external` (its holder signs them).
     var walletKind: String
     var attributes: Int
 }

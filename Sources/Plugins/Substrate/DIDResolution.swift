@@ -20,8 +20,12 @@ struct DIDResolution: Sendable {
     var created: UInt64
     var updated: String
     var proof: DIDProofRepresentation
+    /// The node's block holding the document's last change, once that block is finalized
+    /// (``DIDAnchorer``); nil while offline or not anchored yet.
+    var anchoredBlock: UInt64?
 
-    init(document: PeaqDIDDocument, attribute: DIDAttribute, proof: DIDProofRepresentation) {
+    init(document: PeaqDIDDocument, attribute: DIDAttribute, proof: DIDProofRepresentation, anchoredBlock: UInt64? = nil) {
+        self.anchoredBlock = anchoredBlock
         self.document = document
         attributeName = String(decoding: attribute.name, as: UTF8.self)
         created = attribute.created
@@ -49,7 +53,7 @@ struct DIDResolution: Sendable {
                     created: LedgerTimestamp(nanoseconds: created * 1_000_000).description,
                     updated: updated,
                     versionId: proof.hash,
-                    anchoredBlock: nil,
+                    anchoredBlock: anchoredBlock,
                     peaqAttribute: attributeName,
                     proof: proof
                 ),
@@ -101,7 +105,7 @@ struct DIDResolution: Sendable {
             try container.encode(created, forKey: .created)
             try container.encode(updated, forKey: .updated)
             try container.encode(versionId, forKey: .versionId)
-            try container.encode(anchoredBlock, forKey: .anchoredBlock)  // null when offline, not left out
+            try container.encode(anchoredBlock, forKey: .anchoredBlock)  // null until anchored, not left out
             try container.encode(peaqAttribute, forKey: .peaqAttribute)
             try container.encode(proof, forKey: .proof)
         }

@@ -5,7 +5,8 @@ public import HubKernel
 /// ```json
 /// { "id": "substrate", "config": { "ss58_prefix": 42, "chain": "peaq", "metadata_file": "peaq.scale",
 ///   "dataunion_compatible": false,
-///   "sensor_max_upload_bytes": 4194304, "sensor_upload_types": ["application/json", "image/jpeg"] } }
+///   "sensor_max_upload_bytes": 4194304, "sensor_upload_types": ["application/json", "image/jpeg"],
+///   "node_url": "wss://peaq.api.onfinality.io/public-ws", "node_retry_ms": 5000, "node_poll_ms": 1000 } }
 /// ```
 public struct SubstrateConfiguration: Sendable, Equatable {
     /// The SS58 network prefix addresses are answered in (42, generic Substrate, is what every
@@ -27,6 +28,25 @@ public struct SubstrateConfiguration: Sendable, Equatable {
     public var sensorMaxUploadBytes = SensorUploadLimits.defaultMaxBytes
     /// The content types sensors upload (`sensor_upload_types`), lower-case `type/subtype`.
     public var sensorUploadTypes = SensorUploadLimits.defaultTypes
+
+    /// A peaq (or any Substrate) node's WebSocket JSON-RPC (`node_url`, `ws://` or `wss://`): when
+    /// set, every DID change is also anchored there (``DIDAnchorer``) and `/node/…` reads its
+    /// storage. Without it the registry is offline only.
+    public var node: Node?
+
+    /// How the rail talks to its node.
+    public struct Node: Sendable, Equatable {
+        public var url: String
+        /// The wait before connecting again after the node went away (`node_retry_ms`, default 5 s).
+        public var retryDelay: Duration = .seconds(5)
+        /// How often the anchorer looks for new changes and finality when idle (`node_poll_ms`, default 1 s).
+        public var pollInterval: Duration = .seconds(1)
+        /// How long an extrinsic may wait in the node's pool for a block before it is looked for
+        /// again (and sent again, as it was signed).
+        public var inclusionTimeout: Duration = .seconds(120)
+
+        public init(url: String) { self.url = url }
+    }
 
     var sensorUploadLimits: SensorUploadLimits { SensorUploadLimits(maxBytes: sensorMaxUploadBytes, types: sensorUploadTypes) }
 
@@ -70,6 +90,27 @@ public struct SubstrateConfiguration: Sendable, Equatable {
             }
             sensorUploadTypes = types
         }
+        if let url = raw.nodeUrl {
+            guard url.hasPrefix("ws://") || url.hasPrefix("wss://"), url.count > 6, !url.contains(" ") else {
+                throw PluginConfigError(field: "node_url", message: "a ws:// or wss:// URL of the node's JSON-RPC, got \(url.prefix(200))")
+            }
+            var node = Node(url: url)
+            if let milliseconds = raw.nodeRetryMs {
+                guard (10...600_000).contains(milliseconds) else {
+                    throw PluginConfigError(field: "node_retry_ms", message: "10 to 600000 milliseconds, got \(milliseconds)")
+                }
+                node.retryDelay = .milliseconds(milliseconds)
+            }
+            if let milliseconds = raw.nodePollMs {
+                guard (10...60_000).contains(milliseconds) else {
+                    throw PluginConfigError(field: "node_poll_ms", message: "10 to 60000 milliseconds, got \(milliseconds)")
+                }
+                node.pollInterval = .milliseconds(milliseconds)
+            }
+            self.node = node
+        } else if raw.nodeRetryMs != nil || raw.nodePollMs != nil {
+            throw PluginConfigError(field: "node_url", message: "node_retry_ms and node_poll_ms need a node_url")
+        }
     }
 
     private struct Raw: Decodable {
@@ -79,9 +120,13 @@ public struct SubstrateConfiguration: Sendable, Equatable {
         var dataunionCompatible: Bool?
         var sensorMaxUploadBytes: Int?
         var sensorUploadTypes: [String]?
+        var nodeUrl: String?
+        var nodeRetryMs: Int?
+        var nodePollMs: Int?
 
         static let knownKeys: Set<String> = [
             "ss58_prefix", "chain", "metadata_file", "dataunion_compatible", "sensor_max_upload_bytes", "sensor_upload_types",
+            "node_url", "node_retry_ms", "node_poll_ms",
         ]
     }
 }

@@ -16,13 +16,18 @@ enum SubstrateEvents {
 
     /// Sensors: `subject` is the sensor's DID. Registered and revoked carry the sensor, uploaded
     /// the upload (without its content), anchored the upload and the DID attribute holding its hash.
+    /// A DID change was anchored on the configured node (its block finalized and the attribute
+    /// there as the change made it), or given up: `subject` is the DID, data the anchor.
+    static let didAnchored = "substrate.did.anchored"
+    static let didAnchorFailed = "substrate.did.anchor_failed"
+
     static let sensorRegistered = "substrate.sensor.registered"
     static let sensorUploaded = "substrate.sensor.uploaded"
     static let sensorRevoked = "substrate.sensor.revoked"
     static let sensorAnchored = "substrate.sensor.anchored"
 
     static let all = [
-        walletCreated, walletRegistered, didAttributeAdded, didAttributeUpdated, didAttributeRemoved,
+        walletCreated, walletRegistered, didAttributeAdded, didAttributeUpdated, didAttributeRemoved, didAnchored, didAnchorFailed,
         sensorRegistered, sensorUploaded, sensorRevoked, sensorAnchored,
     ]
 }

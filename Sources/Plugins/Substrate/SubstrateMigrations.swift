@@ -3,7 +3,7 @@ import HubKernel
 /// The rail's tables (migration group `substrate`). Final once released: a change is a new
 /// migration appended to the list.
 enum SubstrateMigrations {
-    static let all: [Migration] = [wallets, didAttributes, sensors]
+    static let all: [Migration] = [wallets, didAttributes, sensors, didAnchors]
 
     /// Wallets: one row per address (its 32-byte public key), one user each. `sealed_secret` is
     /// the mnemonic's entropy of a custodial wallet sealed under the rail's data key
@@ -92,6 +92,34 @@ enum SubstrateMigrations {
             );
             CREATE INDEX substrate_sensor_uploads_hash ON substrate_sensor_uploads (sensor, hash);
             CREATE INDEX substrate_sensor_uploads_time ON substrate_sensor_uploads (created_at);
+            """
+    )
+
+    /// Anchoring on a node (``DIDAnchors``, ``DIDAnchorer``): a row per proof, queued in the
+    /// change's unit when a node is configured. `extrinsic` is the change signed for the node,
+    /// stored before it is sent so a retry sends the same bytes; `nonce`, `era_birth` and
+    /// `era_period` say when it can be included; `block_hash`/`block_number` where it was.
+    static let didAnchors = Migration(
+        "004_did_anchors",
+        portable: """
+            CREATE TABLE substrate_did_anchors (
+                proof_hash {bytes} PRIMARY KEY,
+                did_account {bytes} NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('pending', 'submitted', 'in_block', 'finalized', 'failed', 'holder_signature_required')),
+                extrinsic {bytes},
+                extrinsic_hash {bytes},
+                nonce {bigint},
+                era_birth {bigint},
+                era_period {bigint},
+                block_hash {bytes},
+                block_number {bigint},
+                error TEXT,
+                signings {bigint} NOT NULL,
+                created_at {bigint} NOT NULL,
+                updated_at {bigint} NOT NULL
+            );
+            CREATE INDEX substrate_did_anchors_status ON substrate_did_anchors (status, created_at);
+            CREATE INDEX substrate_did_anchors_did ON substrate_did_anchors (did_account, created_at);
             """
     )
 }

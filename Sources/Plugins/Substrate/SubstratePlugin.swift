@@ -21,6 +21,7 @@ public struct SubstratePlugin: RailPlugin {
     let wallets: SubstrateWallets
     let dids: DIDRegistry
     let sensors: SensorRegistry
+    let nodeReader: NodeReader?
 
     public init(context: PluginContext, config: PluginConfig) throws {
         self.context = context
@@ -43,7 +44,9 @@ public struct SubstratePlugin: RailPlugin {
         } catch {
             throw PluginConfigError(field: "metadata_file", message: "not runtime metadata: \(error)")
         }
-        dids = DIDRegistry(context: context, secrets: secrets, ss58Prefix: configuration.ss58Prefix, chain: chain)
+        var dids = DIDRegistry(context: context, secrets: secrets, ss58Prefix: configuration.ss58Prefix, chain: chain)
+        dids.anchoring = configuration.node != nil
+        self.dids = dids
         sensors = SensorRegistry(
             context: context,
             secrets: secrets,
@@ -51,6 +54,7 @@ public struct SubstratePlugin: RailPlugin {
             ss58Prefix: configuration.ss58Prefix,
             limits: configuration.sensorUploadLimits
         )
+        nodeReader = configuration.node.map { NodeReader(node: $0, logger: context.logger) }
         for algorithm in SubstrateSignatureVerifier.Algorithm.allCases {
             context.identity.wallets.schemes.register(
                 SubstrateSignatureVerifier(algorithm: algorithm, ss58Prefix: configuration.ss58Prefix, chain: configuration.chain)
@@ -64,13 +68,32 @@ public struct SubstratePlugin: RailPlugin {
         WalletsController(wallets: wallets, identity: context.identity).addRoutes(to: group)
         DIDsController(registry: dids).addRoutes(to: group)
         SensorsController(sensors: sensors).addRoutes(to: group)
+        NodeController(context: context, reader: nodeReader, ss58Prefix: configuration.ss58Prefix).addRoutes(to: group)
         if configuration.dataUnionCompatible {
             let limit = RateLimitMiddleware(limiter: RateLimiter(), bucket: "substrate-dataunion", rule: .authentication)
             DataUnionController(identity: context.identity, limit: limit).addRoutes(to: group)
         }
     }
 
-    public var services: [any Service] { [] }
+    public var services: [any Service] {
+        guard let node = configuration.node else { return [] }
+        // One anchorer among the instances on one database: the holder of the rail's anchor
+        // lease, its writes fenced by it.
+        let anchorer = DIDAnchorer(
+            context: context,
+            node: node,
+            secrets: dids.secrets,
+            ss58Prefix: configuration.ss58Prefix,
+            offlineChain: dids.chain
+        )
+        return [
+            LeaderService(lease: context.lease("anchor"), logger: context.logger) { lease in
+                var fenced = anchorer
+                fenced.lease = lease
+                try await fenced.run()
+            }
+        ]
+    }
 
     public var adminPanel: AdminPanel? {
         AdminPanel(
@@ -115,6 +138,18 @@ public struct SubstratePlugin: RailPlugin {
                         fields: [.init("did", title: "DID"), .init("kind", title: "Key"), .init("counter", title: "Last counter")]
                     )
                 ),
+                configuration.node == nil
+                    ? nil
+                    : AdminPanel.List(
+                        id: "anchors",
+                        title: "DID changes anchored on the peaq node",
+                        path: "/anchors",
+                        columns: [
+                            .init("did", title: "DID"), .init("call", title: "Call"), .init("name", title: "Attribute"),
+                            .init("status", title: "Status", kind: .status), .init("block_number", title: "Block"),
+                            .init("error", title: "Why not"), .init("updated_at", title: "Updated", kind: .time),
+                        ]
+                    ),
                 AdminPanel.List(
                     id: "sensor-uploads",
                     title: "Latest sensor uploads",
@@ -124,7 +159,7 @@ public struct SubstratePlugin: RailPlugin {
                         .init("size", title: "Bytes"), .init("created_at", title: "Uploaded", kind: .time),
                     ]
                 ),
-            ]
+            ].compactMap { $0 }
         )
     }
 

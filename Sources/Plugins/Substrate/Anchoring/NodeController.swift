@@ -1,0 +1,198 @@
+import ChainKit
+import HubKernel
+import Hummingbird
+
+/// `/v1/rails/substrate/anchors` and `/v1/rails/substrate/node…`: the anchoring of DID changes
+/// on the configured peaq node (``DIDAnchorer``), and reads from that node.
+///
+/// - `GET anchors?status=&did=`: the anchors of the caller's DIDs (wallets and sensors), newest
+///   first, at most 50 (`limit`, up to 500).
+/// - `GET node`: the node's chain (genesis, runtime, finalized and best block) read now, and the
+///   anchors in each status; 404 `node_not_configured` without a `node_url`, 503
+///   `node_unavailable` when the node does not answer.
+/// - `GET node/accounts/{address}`: the account's `System.Account` there (nonce, balances in
+///   either layout, transferable).
+/// - `GET node/dids/{did}/attributes/{name}`: the attribute in chain storage
+///   (`PeaqDid.AttributeStore`), or 404 `attribute_not_found`.
+struct NodeController: Sendable {
+    let context: PluginContext
+    let reader: NodeReader?
+    let ss58Prefix: UInt16
+
+    func addRoutes(to group: RouterGroup<HubRequestContext>) {
+        group.get("anchors", use: anchors)
+        group.get("node", use: status)
+        group.get("node/accounts/{address}", use: account)
+        group.get("node/dids/{did}/attributes/{name}", use: attribute)
+    }
+
+    @Sendable func anchors(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerRead)
+        var filter: SQL = ""
+        if let text = request.uri.queryParameters.get("status") {
+            guard let status = DIDAnchors.Status(rawValue: text) else { throw SubstrateError.unknownAnchorStatus(text) }
+            filter = filter + " AND a.status = \(status.rawValue)"
+        }
+        if let did = request.uri.queryParameters.get("did") {
+            let account = try DIDRegistry.account(ofDID: did)
+            filter = filter + " AND a.did_account = \(account)"
+        }
+        let limit = try Self.limit(request)
+        let owned: SQL = """
+             WHERE (a.did_account IN (SELECT public_key FROM substrate_wallets WHERE user_id = \(principal.userID)) \
+            OR a.did_account IN (SELECT public_key FROM substrate_sensors WHERE user_id = \(principal.userID)))
+            """
+        let query: SQL =
+            "SELECT " + DIDAnchors.columns + DIDAnchors.from + owned + filter
+            + " ORDER BY a.created_at DESC, p.signer, p.nonce DESC LIMIT \(limit)"
+        let rows = try await self.context.database.read { connection in try connection.query(query).map(DIDAnchor.init) }
+        let prefix = ss58Prefix
+        let shown: [DIDAnchorRepresentation] = try rows.map { anchor in
+            DIDAnchorRepresentation(anchor, did: "did:peaq:" + (try SS58.encode(anchor.didAccount, prefix: prefix)))
+        }
+        return try context.json(["data": shown])
+    }
+
+    @Sendable func status(_ request: Request, context: HubRequestContext) async throws -> Response {
+        _ = try context.requireScope(.ledgerRead)
+        let reader = try requireReader()
+        let counts = try await self.context.database.read { try DIDAnchors.counts(on: $0) }
+        let shown = try await reader.read { node, metadata in
+            guard let genesis = try await node.blockHash(0) else { throw NodeRPCError.unexpected("no block 0") }
+            let version = try await node.runtimeVersion()
+            let finalized = try await node.finalizedHead()
+            let best = try await node.bestNumber()
+            return NodeStatusRepresentation(
+                url: reader.node.url,
+                genesisHash: "0x" + HexText.encode(genesis),
+                specName: (try? metadata.runtimeVersion().specName) ?? "",
+                specVersion: version.specVersion,
+                transactionVersion: version.transactionVersion,
+                finalizedNumber: finalized.number,
+                finalizedHash: "0x" + HexText.encode(finalized.hash),
+                bestNumber: best,
+                anchors: counts
+            )
+        }
+        return try context.json(shown)
+    }
+
+    @Sendable func account(_ request: Request, context: HubRequestContext) async throws -> Response {
+        _ = try context.requireScope(.ledgerRead)
+        let reader = try requireReader()
+        let address = try context.parameters.require("address")
+        let account = try SubstrateSignatureVerifier.publicKey(address)
+        let prefix = ss58Prefix
+        let shown = try await reader.read { node, metadata in
+            let key = try AccountInfo.storageKey(accountID: account, metadata: metadata)
+            let info = try AccountInfo(storageValue: try await node.storage(key), metadata: metadata)
+            return NodeAccountRepresentation(address: try SS58.encode(account, prefix: prefix), info: info)
+        }
+        return try context.json(shown)
+    }
+
+    @Sendable func attribute(_ request: Request, context: HubRequestContext) async throws -> Response {
+        _ = try context.requireScope(.ledgerRead)
+        let reader = try requireReader()
+        let did = try DIDsController.pathText(context.parameters.require("did"))
+        let name = Array(try DIDsController.pathText(context.parameters.require("name")).utf8)
+        let account = try DIDRegistry.account(ofDID: did)
+        try DIDRegistry.checkName(name)
+        let shown = try await reader.read { node, metadata -> NodeAttributeRepresentation? in
+            let key = try metadata.storageKey(pallet: DIDChain.pallet, item: "AttributeStore", keys: [blake2b256(account + name)])
+            let head = try await node.finalizedHead()
+            let best = try await node.blockHash(try await node.bestNumber()) ?? head.hash
+            guard let stored = try await node.storage(key, at: best),
+                let value = try metadata.decodeStorageValue(pallet: DIDChain.pallet, item: "AttributeStore", bytes: stored)
+            else { return nil }
+            return NodeAttributeRepresentation(did: did, value: value, blockHash: best, finalizedNumber: head.number)
+        }
+        guard let shown else { throw SubstrateError.attributeNotFound() }
+        return try context.json(shown)
+    }
+
+    private func requireReader() throws -> NodeReader {
+        guard let reader else { throw SubstrateError.nodeNotConfigured() }
+        return reader
+    }
+
+    static func limit(_ request: Request) throws -> Int {
+        guard let text = request.uri.queryParameters.get("limit") else { return 50 }
+        guard let limit = Int(text), (1...500).contains(limit) else {
+            throw SubstrateError.invalid("limit", "limit is 1 to 500.")
+        }
+        return limit
+    }
+}
+
+struct NodeStatusRepresentation: Sendable, Codable, Equatable {
+    var url: String
+    var genesisHash: String
+    var specName: String
+    var specVersion: UInt32
+    var transactionVersion: UInt32
+    var finalizedNumber: UInt64
+    var finalizedHash: String
+    var bestNumber: UInt64
+    /// How many of this hub's DID changes are in each anchoring status.
+    var anchors: [String: Int]
+}
+
+/// `System.Account` of an address on the node. Amounts in the chain's smallest unit, as strings.
+struct NodeAccountRepresentation: Sendable, Codable, Equatable {
+    var address: String
+    var nonce: UInt64
+    var free: String
+    var reserved: String
+    var frozen: String
+    /// `current` (`frozen`, `flags`) or `legacy` (`misc_frozen`, `fee_frozen`, before 2023).
+    var layout: String
+    var miscFrozen: String?
+    var feeFrozen: String?
+    var flags: String?
+    /// What can be sent: `free − max(misc_frozen, fee_frozen)` in the legacy layout, `free −
+    /// max(frozen − reserved, 0)` in the current one.
+    var transferable: String
+
+    init(address: String, info: AccountInfo) {
+        self.address = address
+        nonce = info.nonce
+        let data = info.data
+        free = String(data.free)
+        reserved = String(data.reserved)
+        frozen = String(data.frozen)
+        layout = data.isLegacyLayout ? "legacy" : "current"
+        miscFrozen = data.miscFrozen.map { String($0) }
+        feeFrozen = data.feeFrozen.map { String($0) }
+        flags = data.flags.map { String($0) }
+        let locked = data.isLegacyLayout ? data.frozen : (data.frozen > data.reserved ? data.frozen - data.reserved : 0)
+        transferable = String(data.free > locked ? data.free - locked : 0)
+    }
+}
+
+/// A DID attribute as chain storage holds it.
+struct NodeAttributeRepresentation: Sendable, Codable, Equatable {
+    var did: String
+    var name: String
+    var value: String?
+    var valueHex: String
+    var validity: UInt64
+    /// The block time it was created, in Unix milliseconds.
+    var created: UInt64
+    /// The best block it was read at, and the finalized block number then.
+    var blockHash: String
+    var finalizedNumber: UInt64
+
+    init(did: String, value: SCALEValue, blockHash: [UInt8], finalizedNumber: UInt64) {
+        self.did = did
+        let nameBytes = value["name"]?.byteArray ?? []
+        let valueBytes = value["value"]?.byteArray ?? []
+        name = String(decoding: nameBytes, as: UTF8.self)
+        self.value = String(validating: valueBytes, as: UTF8.self)
+        valueHex = "0x" + HexText.encode(valueBytes)
+        validity = value["validity"]?.unsignedInteger.flatMap { UInt64(exactly: $0) } ?? 0
+        created = value["created"]?.unsignedInteger.flatMap { UInt64(exactly: $0) } ?? 0
+        self.blockHash = "0x" + HexText.encode(blockHash)
+        self.finalizedNumber = finalizedNumber
+    }
+}

@@ -1,0 +1,27 @@
+import HubKernel
+
+extension SubstrateError {
+    /// A `/node/…` read on a hub with no `node_url`.
+    static func nodeNotConfigured() -> SubstrateError {
+        SubstrateError(
+            kind: .notFound,
+            errorCode: "node_not_configured",
+            message: "This hub has no peaq node configured (the substrate rail's node_url): its DID registry is offline only."
+        )
+    }
+
+    /// The configured node did not answer (down, unreachable, or an answer of the wrong shape).
+    static func nodeUnavailable(_ reason: String) -> SubstrateError {
+        SubstrateError(kind: .unavailable, errorCode: "node_unavailable", message: "The peaq node did not answer: \(reason.prefix(300))")
+    }
+
+    /// `?status=` of `GET /anchors` that is no anchor status.
+    static func unknownAnchorStatus(_ status: String) -> SubstrateError {
+        SubstrateError(
+            kind: .invalidField,
+            errorCode: "invalid_field",
+            message: "status is one of \(DIDAnchors.Status.allCases.map(\.rawValue).joined(separator: ", ")), not \(status.prefix(40)).",
+            field: "status"
+        )
+    }
+}

@@ -1,0 +1,174 @@
+import ChainKit
+import Foundation
+import HubKernel
+import HubServer
+import HubServerTestSupport
+import HubTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import HubSubstrate
+
+extension SubstrateRailTests {
+    /// Anchoring on a peaq node, the parts that need no node: the outbox written with each
+    /// change, the API's answers without a node or with one that is down, and the pieces the
+    /// anchorer decides with. The anchorer against a node runs in `scripts/substrate-anchor-test.sh`
+    /// (a Python test node that verifies and applies `PeaqDid` calls).
+    @Suite("Substrate rail: anchoring", .timeLimit(.minutes(4)))
+    struct SubstrateAnchorTests {
+        /// A node URL nothing listens on: the anchorer keeps retrying, reads answer 503.
+        static let downNodeConfig = "{\"metadata_file\": \"\(peaqMetadataFile)\", \"node_url\": \"ws://127.0.0.1:9\", \"node_retry_ms\": 50}"
+
+        @Test("with a node configured, each change queues its anchor in its own unit; without one, none", arguments: TestBackend.enabled)
+        func outbox(backend: TestBackend) async throws {
+            try await withSubstrateHub(on: backend, config: Self.downNodeConfig) { hub, client in
+                let token = try await client.signIn(TestKey(seed: 1))
+                let (address, _) = try await SubstrateDIDTests.custodialWallet(client, token: token)
+                let did = "did:peaq:\(address)"
+                let added = try await client.substrate(.post, "/dids/\(did)/attributes", token: token, ["name": "email", "value": "a@b.c"])
+                #expect(added.status == .created, "\(added.text)")
+                // A refused change queues nothing.
+                let again = try await client.substrate(.post, "/dids/\(did)/attributes", token: token, ["name": "email", "value": "x"])
+                #expect(again.status == .conflict)
+                let removed = try await client.substrate(.delete, "/dids/\(did)/attributes/email", token: token)
+                #expect(removed.status == .ok, "\(removed.text)")
+
+                let anchors = try await client.substrate(.get, "/anchors", token: token)
+                #expect(anchors.status == .ok, "\(anchors.text)")
+                let rows = try #require(anchors.object["data"] as? [[String: Any]])
+                #expect(rows.count == 2)
+                #expect(rows.map { $0["call"] as? String } == ["PeaqDid.remove_attribute", "PeaqDid.add_attribute"])
+                #expect(rows.allSatisfy { ($0["status"] as? String) == "pending" && ($0["did"] as? String) == did })
+                let proofHash = try #require(added.object["proof"] as? [String: Any])["hash"] as? String
+                #expect(rows.last?["proof_hash"] as? String == proofHash)
+                #expect(try await count("SELECT count(*) AS n FROM substrate_did_anchors", in: hub) == 2)
+
+                // Filters, and another user sees none of them.
+                let pending = try await client.substrate(.get, "/anchors?status=pending&did=\(did)", token: token)
+                #expect((pending.object["data"] as? [Any])?.count == 2)
+                let finalized = try await client.substrate(.get, "/anchors?status=finalized", token: token)
+                #expect((finalized.object["data"] as? [Any])?.count == 0)
+                let bad = try await client.substrate(.get, "/anchors?status=done", token: token)
+                #expect(bad.status == .unprocessableContent)
+                #expect(bad.object["field"] as? String == "status")
+                let badLimit = try await client.substrate(.get, "/anchors?limit=0", token: token)
+                #expect(badLimit.status == .unprocessableContent)
+                let other = try await client.signIn(TestKey(seed: 2))
+                let theirs = try await client.substrate(.get, "/anchors", token: other)
+                #expect((theirs.object["data"] as? [Any])?.count == 0)
+
+                // The node is down: reads say so, and the anchors stay queued.
+                let status = try await client.substrate(.get, "/node", token: token)
+                #expect(status.status == .serviceUnavailable, "\(status.text)")
+                #expect(status.object["code"] as? String == "node_unavailable")
+                let account = try await client.substrate(.get, "/node/accounts/\(address)", token: token)
+                #expect(account.status == .serviceUnavailable)
+                #expect(try await count("SELECT count(*) AS n FROM substrate_did_anchors WHERE status = 'pending'", in: hub) == 2)
+            }
+        }
+
+        @Test("without a node: no anchors are queued and node reads are 404 node_not_configured", arguments: TestBackend.enabled)
+        func offline(backend: TestBackend) async throws {
+            try await withSubstrateHub(on: backend, config: didConfig) { hub, client in
+                let token = try await client.signIn(TestKey(seed: 1))
+                let (address, _) = try await SubstrateDIDTests.custodialWallet(client, token: token)
+                let added = try await client.substrate(.post, "/dids/did:peaq:\(address)/attributes", token: token, ["name": "n", "value": "v"])
+                #expect(added.status == .created)
+                #expect(try await count("SELECT count(*) AS n FROM substrate_did_anchors", in: hub) == 0)
+                for path in ["/node", "/node/accounts/\(address)", "/node/dids/did:peaq:\(address)/attributes/n"] {
+                    let response = try await client.substrate(.get, path, token: token)
+                    #expect(response.status == .notFound, "\(path)")
+                    #expect(response.object["code"] as? String == "node_not_configured")
+                }
+            }
+        }
+
+        @Test(
+            "the node's configuration is checked",
+            arguments: [
+                "{\"node_url\": \"http://127.0.0.1:9944\"}", "{\"node_url\": \"\"}", "{\"node_retry_ms\": 100}",
+                "{\"node_url\": \"ws://127.0.0.1:9944\", \"node_poll_ms\": 0}",
+                "{\"node_url\": \"ws://127.0.0.1:9944\", \"node_retry_ms\": 600001}",
+            ]
+        )
+        func configuration(json: String) throws {
+            #expect(throws: PluginConfigError.self) { try SubstrateConfiguration(PluginConfig(json: json)) }
+        }
+
+        @Test("a node configuration reads")
+        func configurationReads() throws {
+            let configuration = try SubstrateConfiguration(
+                PluginConfig(json: "{\"node_url\": \"wss://node.example/ws\", \"node_retry_ms\": 250, \"node_poll_ms\": 20}")
+            )
+            #expect(configuration.node?.url == "wss://node.example/ws")
+            #expect(configuration.node?.retryDelay == .milliseconds(250))
+            #expect(configuration.node?.pollInterval == .milliseconds(20))
+            #expect(try SubstrateConfiguration(PluginConfig(json: "{}")).node == nil)
+        }
+
+        @Test("transaction statuses read as Substrate sends them")
+        func statuses() throws {
+            let hash = [UInt8](repeating: 0xAB, count: 32)
+            let hex = "\"0x" + HexText.encode(hash) + "\""
+            let cases: [(String, TransactionStatus?)] = [
+                ("\"ready\"", .ready), ("\"future\"", .future), ("\"dropped\"", .dropped), ("\"invalid\"", .invalid),
+                ("{\"inBlock\": \(hex)}", .inBlock(hash)), ("{\"finalized\": \(hex)}", .finalized(hash)),
+                ("{\"broadcast\": [\"peer\"]}", .broadcast), ("{\"retracted\": \(hex)}", .retracted), ("{\"usurped\": \(hex)}", .usurped),
+                ("\"pending\"", nil), ("{\"inBlock\": 5}", nil), ("{\"inBlock\": \(hex), \"finalized\": \(hex)}", nil),
+            ]
+            for (text, expected) in cases {
+                let value = try #require(NodeJSON(parsing: text), "\(text)")
+                #expect(TransactionStatus(value) == expected, "\(text)")
+            }
+        }
+
+        @Test("JSON-RPC values: numbers keep their text, strings are escaped, hex quantities read")
+        func nodeJSON() throws {
+            let value = try #require(NodeJSON(parsing: "{\"id\": 18446744073709551615, \"n\": \"0x1f\", \"t\": true, \"s\": \"a\\\"b\\n\"}"))
+            #expect(value["id"]?.unsigned == UInt64.max)
+            #expect(value["n"]?.unsigned == 31)
+            #expect(value["t"] == .bool(true))
+            #expect(NodeJSON(parsing: value.text) == value)
+            #expect(NodeJSON(parsing: "{") == nil)
+        }
+
+        @Test("a proof's call reads back for the node, and the chain's attribute is checked against it")
+        func callAndStorageCheck() throws {
+            let metadata = try RuntimeMetadata(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: peaqMetadataFile))))
+            let chain = try DIDChain(metadata: metadata)
+            let key = try Sr25519.keyPair(miniSecret: [UInt8](repeating: 7, count: 32))
+            for call in [
+                DIDCall(kind: .addAttribute, didAccount: key.publicKey, name: Array("n".utf8), value: Array("v".utf8), validFor: 40),
+                DIDCall(kind: .updateAttribute, didAccount: key.publicKey, name: Array("n".utf8), value: [], validFor: nil),
+                DIDCall(kind: .removeAttribute, didAccount: key.publicKey, name: Array("n".utf8), value: nil, validFor: nil),
+            ] {
+                let proof = try chain.verify(try chain.sign(call, keyPair: key, nonce: 3).bytes)
+                #expect(try DIDCall(proof) == call)
+            }
+            // Signed for a node: its genesis and a mortal era are committed to, and it is not the offline proof.
+            let node = try DIDChain(metadata: metadata, genesisHash: [UInt8](repeating: 9, count: 32))
+            let add = DIDCall(kind: .addAttribute, didAccount: key.publicKey, name: Array("n".utf8), value: Array("v".utf8), validFor: nil)
+            let era = Era.mortal(period: 128, currentBlock: 1000)
+            let mortal = try node.sign(add, keyPair: key, nonce: 0, mortality: .init(era: era, birthBlockHash: [UInt8](repeating: 1, count: 32)))
+            let offline = try chain.sign(add, keyPair: key, nonce: 0)
+            #expect(mortal.bytes != offline.bytes)
+            #expect(throws: DIDProofError.self) { try chain.verify(mortal.bytes) }
+
+            func attribute(name: String, value: String) throws -> [UInt8] {
+                var encoder = SCALEEncoder()
+                encoder.encodeBytes(Array(name.utf8))
+                encoder.encodeBytes(Array(value.utf8))
+                return encoder.bytes + withUnsafeBytes(of: UInt32.max.littleEndian, Array.init)
+                    + withUnsafeBytes(of: UInt64(5).littleEndian, Array.init)
+            }
+            #expect(try DIDAnchorer.mismatch(add, stored: attribute(name: "n", value: "v"), metadata: metadata) == nil)
+            #expect(try DIDAnchorer.mismatch(add, stored: attribute(name: "n", value: "w"), metadata: metadata) != nil)
+            #expect(try DIDAnchorer.mismatch(add, stored: nil, metadata: metadata) != nil)
+            var remove = add
+            remove.kind = .removeAttribute
+            #expect(try DIDAnchorer.mismatch(remove, stored: nil, metadata: metadata) == nil)
+            #expect(try DIDAnchorer.mismatch(remove, stored: attribute(name: "n", value: "v"), metadata: metadata) != nil)
+        }
+    }
+}
