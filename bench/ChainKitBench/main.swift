@@ -24,11 +24,20 @@ func report(_ operation: String, _ unit: String, _ value: Double) {
 }
 
 // `ChainKitBench secp256k1_recover` measures only the recovery: the local chain benchmark's
-// ceiling, measured within its own run (scripts/bench-localchain.sh).
+// ceiling, measured within its own run (scripts/bench-localchain.sh). `ChainKitBench
+// sr25519_verify` measures only sr25519 verification (for a profiler).
 let onlyRecovery = CommandLine.arguments.dropFirst().first == "secp256k1_recover"
+let onlyVerify = CommandLine.arguments.dropFirst().first == "sr25519_verify"
 
 // keccak-256 over 1 MiB.
 let megabyte = [UInt8](repeating: 0xA5, count: 1 << 20)
+if onlyVerify {
+    let pair = try Sr25519.keyPair(miniSecret: [UInt8](repeating: 7, count: 32))
+    let message = [UInt8](repeating: 0x5A, count: 64)
+    let signature = try Sr25519.sign(message, keyPair: pair)
+    report("sr25519_verify", "ops/s", rate(seconds: 4) { _ = Sr25519.verify(signature, message: message, publicKey: pair.publicKey) })
+    exit(0)
+}
 if !onlyRecovery { report("keccak256", "MB/s", rate { _ = Keccak256.hash(megabyte) }) }
 
 // secp256k1 public key recovery, on one core.

@@ -26,6 +26,7 @@ package struct EdwardsPoint {
         static let identity = Projective(x: .zero, y: .one, z: .one)
 
         /// 2·self, for a = −1: four squarings, no multiplication.
+        @inline(__always)
         func doubled() -> Completed {
             let xx = x.squared()
             let yy = y.squared()
@@ -45,7 +46,9 @@ package struct EdwardsPoint {
         var z: Field
         var t: Field
 
+        @inline(__always)
         func projective() -> Projective { Projective(x: x * t, y: y * z, z: z * t) }
+        @inline(__always)
         func extended() -> EdwardsPoint { EdwardsPoint(x: x * t, y: y * z, z: z * t, t: x * y) }
     }
 
@@ -79,6 +82,7 @@ package struct EdwardsPoint {
     func doubled() -> Completed { projective.doubled() }
 
     /// self + q (the unified formula for a = −1 in extended coordinates).
+    @inline(__always)
     static func + (p: EdwardsPoint, q: Cached) -> Completed {
         let a = (p.y + p.x) * q.yPlusX
         let b = (p.y - p.x) * q.yMinusX
@@ -89,6 +93,7 @@ package struct EdwardsPoint {
     }
 
     /// self − q: the addition with q's x (so Y ± X swap roles and T changes sign).
+    @inline(__always)
     static func - (p: EdwardsPoint, q: Cached) -> Completed {
         let a = (p.y + p.x) * q.yMinusX
         let b = (p.y - p.x) * q.yPlusX
@@ -98,6 +103,7 @@ package struct EdwardsPoint {
         return Completed(x: a - b, y: a + b, z: d - c, t: d + c)
     }
 
+    @inline(__always)
     static func + (p: EdwardsPoint, q: AffineCached) -> Completed {
         let a = (p.y + p.x) * q.yPlusX
         let b = (p.y - p.x) * q.yMinusX
@@ -106,6 +112,7 @@ package struct EdwardsPoint {
         return Completed(x: a - b, y: a + b, z: d + c, t: d - c)
     }
 
+    @inline(__always)
     static func - (p: EdwardsPoint, q: AffineCached) -> Completed {
         let a = (p.y + p.x) * q.yMinusX
         let b = (p.y - p.x) * q.yPlusX
