@@ -9,7 +9,9 @@ Checks, each printed as `ok …` or `FAIL …` (exit status 1 on any failure):
 - made while the node is down, a custodial wallet's changes (add, update, add, remove) and a
   custodial sensor's attribute are queued (`pending`); once the node is up they are all
   `finalized`, in a block the node finalized, and an external wallet's change (signed by its
-  holder for the offline registry) is `holder_signature_required`;
+  holder for the offline registry) is `holder_signature_required` until the holder signs the
+  node's payload (`…/anchors/{proof}/prepare`, then `…/signature`; another key's signature, a
+  wrong nonce, another user and a second submission refused), then `finalized` too;
 - the node included each anchored extrinsic exactly once, signed by the DID's key; its chain
   storage (substrate-interface `query('PeaqDid', 'AttributeStore')`) holds what the hub's registry
   holds, and the removed attribute is gone; the wallet's nonce on chain is its anchors' count;
@@ -198,6 +200,34 @@ def main(base, node_port, work, admin_token):
     external_row = by_name.get((external_did, "PeaqDid.add_attribute", "site"))
     check(external_row is not None and external_row["status"] == "holder_signature_required",
           f"the external wallet's change is holder_signature_required ({external_row and external_row['status']})")
+    # The external wallet's holder signs the node's payload for it.
+    proof = external_row["proof_hash"] if external_row else "0x" + "00" * 32
+    status, prepared = call(base, "POST", f"/v1/rails/substrate/anchors/{proof}/prepare", {}, token)
+    check(status == 200 and prepared["signer"] == external.ss58_address and prepared["era_period"] >= 4,
+          f"prepare answers the node's payload for the holder ({status})")
+    signature = "0x" + external.sign(bytes.fromhex(prepared["message"][2:])).hex()
+    signed = {"nonce": prepared["nonce"], "era_period": prepared["era_period"], "era_birth": prepared["era_birth"]}
+    status, refused = call(base, "POST", f"/v1/rails/substrate/anchors/{proof}/signature",
+                           {**signed, "signature": "0x" + alice.sign(bytes.fromhex(prepared["message"][2:])).hex()}, token)
+    check(status == 422 and refused["code"] == "invalid_signature", f"another key's signature is refused ({status})")
+    status, refused = call(base, "POST", f"/v1/rails/substrate/anchors/{proof}/signature", {**signed, "nonce": prepared["nonce"] + 1,
+                           "signature": signature}, token)
+    check(status == 422 and refused["code"] == "invalid_signature", f"the signature with another nonce is refused ({status})")
+    other_token = sign_in(base, sr25519.pair_from_seed(os.urandom(32)))
+    status, refused = call(base, "POST", f"/v1/rails/substrate/anchors/{proof}/prepare", {}, other_token)
+    check(status == 404 and refused["code"] == "anchor_not_found", f"another user cannot prepare it ({status})")
+    status, submitted = call(base, "POST", f"/v1/rails/substrate/anchors/{proof}/signature", {**signed, "signature": signature}, token)
+    check(status == 200 and submitted["status"] == "submitted", f"the holder's signature is taken ({status} {submitted.get('status')})")
+    status, refused = call(base, "POST", f"/v1/rails/substrate/anchors/{proof}/signature", {**signed, "signature": signature}, token)
+    check(status == 409 and refused["code"] == "anchor_not_awaiting_signature", f"a second submission is 409 ({status})")
+    rows = wait_settled(base, token, "after the holder signed")
+    external_row = [row for row in rows if row["did"] == external_did][0]
+    check(external_row["status"] == "finalized", f"the holder-signed change is finalized ({external_row['status']} {external_row.get('error')})")
+    site = attribute_on_chain(substrate_for(node_port), "0x" + external.public_key.hex(), "site")
+    check(site is not None and site["value"] == "example.test", f"its attribute is in chain storage ({site})")
+    status, refused = call(base, "POST", f"/v1/rails/substrate/anchors/{queued[-1]['proof_hash']}/prepare", {}, token)
+    check(status == 409, f"prepare for a change the hub signs itself is 409 ({status})")
+
     state = node.state()
     finalized_number = state["finalized"]
     check(all(row["block_number"] is not None and row["block_number"] <= finalized_number for row in custodial),
@@ -291,6 +321,10 @@ def main(base, node_port, work, admin_token):
     node.kill()
     print("anchor_check: " + ("all passed" if failures == 0 else f"{failures} FAILED"))
     return 0 if failures == 0 else 1
+
+
+def substrate_for(port):
+    return SubstrateInterface(url=f"ws://127.0.0.1:{port}", ss58_format=42)
 
 
 def substrate_nonce(port, address):

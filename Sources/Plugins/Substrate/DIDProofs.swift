@@ -77,9 +77,9 @@ struct DIDChain: Sendable {
 
     /// The extrinsic of `call` with an sr25519 signature its holder made over ``payload(_:nonce:)``'s
     /// message (not checked here: ``verify(_:)`` checks it).
-    func assemble(_ call: DIDCall, signer: [UInt8], nonce: UInt64, signature: [UInt8]) throws -> SignedExtrinsic {
+    func assemble(_ call: DIDCall, signer: [UInt8], nonce: UInt64, signature: [UInt8], mortality: Mortality? = nil) throws -> SignedExtrinsic {
         try SignedExtrinsic(
-            payload: payload(call, nonce: nonce),
+            payload: payload(call, nonce: nonce, mortality: mortality),
             signer: signer,
             signature: MultiSignature(scheme: .sr25519, bytes: signature)
         )

@@ -25,3 +25,19 @@ extension SubstrateError {
         )
     }
 }
+
+extension SubstrateError {
+    /// No anchor with this proof hash among the caller's DIDs.
+    static func anchorNotFound() -> SubstrateError {
+        SubstrateError(kind: .notFound, errorCode: "anchor_not_found", message: "None of your DIDs has a change with this proof hash.")
+    }
+
+    /// The anchor does not wait for its holder's signature (the hub signs it, or it was sent already).
+    static func anchorNotAwaitingSignature() -> SubstrateError {
+        SubstrateError(
+            kind: .conflict,
+            errorCode: "anchor_not_awaiting_signature",
+            message: "This change's anchor is not waiting for its holder's signature (status other than holder_signature_required); nothing changed."
+        )
+    }
+}

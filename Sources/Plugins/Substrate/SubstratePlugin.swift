@@ -68,7 +68,9 @@ public struct SubstratePlugin: RailPlugin {
         WalletsController(wallets: wallets, identity: context.identity).addRoutes(to: group)
         DIDsController(registry: dids).addRoutes(to: group)
         SensorsController(sensors: sensors).addRoutes(to: group)
-        NodeController(context: context, reader: nodeReader, ss58Prefix: configuration.ss58Prefix).addRoutes(to: group)
+        let holderAnchors = HolderAnchors(context: context, reader: nodeReader, offlineChain: dids.chain, ss58Prefix: configuration.ss58Prefix)
+        NodeController(context: context, reader: nodeReader, ss58Prefix: configuration.ss58Prefix, holderAnchors: holderAnchors)
+            .addRoutes(to: group)
         if configuration.dataUnionCompatible {
             let limit = RateLimitMiddleware(limiter: RateLimiter(), bucket: "substrate-dataunion", rule: .authentication)
             DataUnionController(identity: context.identity, limit: limit).addRoutes(to: group)

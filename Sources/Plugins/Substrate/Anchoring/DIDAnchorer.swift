@@ -111,11 +111,9 @@ struct DIDAnchorer: Sendable {
         try await target.checkRuntime(node)
         let call = try DIDCall(offlineChain.verify(anchor.proof))
         let nonce = try await node.accountNextIndex(try SS58.encode(anchor.signer, prefix: ss58Prefix))
-        let head = try await node.finalizedHead()
-        let era = Era.mortal(period: target.eraPeriod, currentBlock: head.number)
-        let birth = era.birth(currentBlock: head.number)
-        guard let birthHash = try await node.blockHash(birth) else { throw NodeRPCError.unexpected("no block \(birth) below the finalized head") }
-        let extrinsic = try target.chain.sign(call, keyPair: keyPair, nonce: nonce, mortality: .init(era: era, birthBlockHash: birthHash)).bytes
+        let mortality = try await target.mortality(node)
+        let (era, birth) = (mortality.era, mortality.birth)
+        let extrinsic = try target.chain.sign(call, keyPair: keyPair, nonce: nonce, mortality: mortality.signing).bytes
         let signed = try await write { [lease] unit in
             if let lease { try unit.fence(lease) }
             let changed = try unit.connection.execute(
@@ -337,9 +335,11 @@ struct NodeTarget: Sendable {
 
     enum Upgraded: Error { case runtime }
 
-    static func load(_ node: SubstrateNode) async throws -> NodeTarget {
+    /// The node's chain now; `metadata` when the caller already holds the current runtime's.
+    static func load(_ node: SubstrateNode, metadata known: RuntimeMetadata? = nil) async throws -> NodeTarget {
         guard let genesis = try await node.blockHash(0) else { throw NodeRPCError.unexpected("the node has no block 0") }
-        let metadata = try await node.metadata()
+        let metadata: RuntimeMetadata
+        if let known { metadata = known } else { metadata = try await node.metadata() }
         let current = try await node.runtimeVersion()
         let declared = try metadata.runtimeVersion()
         let version = RuntimeVersion(
@@ -365,6 +365,16 @@ struct NodeTarget: Sendable {
             period = max(4, min(blockHashCount, 300_000 / minimumPeriod + 5))
         }
         return NodeTarget(chain: chain, eraPeriod: period)
+    }
+
+    /// The era a signing made now gets: ``eraPeriod`` blocks from the last finalized block (the
+    /// birth block below it, so its hash is final).
+    func mortality(_ node: SubstrateNode) async throws -> (era: Era, birth: UInt64, signing: DIDChain.Mortality) {
+        let head = try await node.finalizedHead()
+        let era = Era.mortal(period: eraPeriod, currentBlock: head.number)
+        let birth = era.birth(currentBlock: head.number)
+        guard let birthHash = try await node.blockHash(birth) else { throw NodeRPCError.unexpected("no block \(birth) below the finalized head") }
+        return (era, birth, DIDChain.Mortality(era: era, birthBlockHash: birthHash))
     }
 
     /// Throws ``Upgraded/runtime`` when the node runs another runtime than the one loaded.

@@ -14,13 +14,19 @@ import Hummingbird
 ///   either layout, transferable).
 /// - `GET node/dids/{did}/attributes/{name}`: the attribute in chain storage
 ///   (`PeaqDid.AttributeStore`), or 404 `attribute_not_found`.
+/// - `POST anchors/{proof_hash}/prepare`, then `POST anchors/{proof_hash}/signature`
+///   `{"nonce", "era_period", "era_birth", "signature"}`: an external wallet's holder signs the
+///   node's payload for a change waiting as `holder_signature_required` (``HolderAnchors``).
 struct NodeController: Sendable {
     let context: PluginContext
     let reader: NodeReader?
     let ss58Prefix: UInt16
+    let holderAnchors: HolderAnchors
 
     func addRoutes(to group: RouterGroup<HubRequestContext>) {
         group.get("anchors", use: anchors)
+        group.post("anchors/{proof_hash}/prepare", use: prepareHolderSignature)
+        group.post("anchors/{proof_hash}/signature", use: submitHolderSignature)
         group.get("node", use: status)
         group.get("node/accounts/{address}", use: account)
         group.get("node/dids/{did}/attributes/{name}", use: attribute)
@@ -109,6 +115,42 @@ struct NodeController: Sendable {
         }
         guard let shown else { throw SubstrateError.attributeNotFound() }
         return try context.json(shown)
+    }
+
+    struct HolderSignatureRequest: Decodable {
+        var nonce: UInt64?
+        var eraPeriod: UInt64?
+        var eraBirth: UInt64?
+        var signature: String?
+    }
+
+    @Sendable func prepareHolderSignature(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerWrite)
+        let proofHash = try Self.proofHash(context)
+        return try context.json(try await holderAnchors.prepare(proofHash, by: principal.userID))
+    }
+
+    @Sendable func submitHolderSignature(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerWrite)
+        let proofHash = try Self.proofHash(context)
+        var request = request
+        let body = try await request.decodeJSON(as: HolderSignatureRequest.self, context: context)
+        guard let nonce = body.nonce else { throw SubstrateError.invalid("nonce", "Send the nonce prepare answered.") }
+        guard let period = body.eraPeriod, let birth = body.eraBirth else {
+            throw SubstrateError.invalid("era_period", "Send the era_period and era_birth prepare answered.")
+        }
+        guard let text = body.signature, let signature = HexText.decode(text) else {
+            throw SubstrateError.changeSignatureInvalid("signature is the sr25519 signature of the prepared message, in hex.")
+        }
+        let signed = HolderAnchors.Signed(nonce: nonce, eraPeriod: period, eraBirth: birth, signature: signature)
+        return try context.json(try await holderAnchors.submit(proofHash, signed, by: principal.userID))
+    }
+
+    static func proofHash(_ context: HubRequestContext) throws -> [UInt8] {
+        guard let bytes = HexText.decode(try context.parameters.require("proof_hash")), bytes.count == 32 else {
+            throw SubstrateError.invalid("proof_hash", "A proof hash is 0x and 64 hex digits.")
+        }
+        return bytes
     }
 
     private func requireReader() throws -> NodeReader {
