@@ -12,7 +12,8 @@
 # Usage: scripts/bench-substrate.sh
 # Environment: BENCH_SECONDS (20), BENCH_WARMUP (3), BENCH_WORKERS (16), BENCH_BACKENDS
 #   ("sqlite postgres"), BENCH_RESULTS (the output file), HUB_BENCH_POSTGRES_URL (an existing
-#   database instead of a throwaway cluster).
+#   database instead of a throwaway cluster), BENCH_HUBD (a hubd built elsewhere, measured as it
+#   is: two builds compared in one sitting).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -37,9 +38,14 @@ venv=$root/.build-bench/substrate-venv
 pinned_venv "$venv" bench/substrate/requirements.txt
 
 bash scripts/install-deps.sh
-say "building hubd (release; several minutes the first time)"
-swift build -c release --product hubd
-hubd=$root/.build/release/hubd
+if [[ -n ${BENCH_HUBD:-} ]]; then
+    # A hubd built elsewhere (an A/B of two builds in one sitting): measured as it is.
+    hubd=$BENCH_HUBD
+else
+    say "building hubd (release; several minutes the first time)"
+    swift build -c release --product hubd
+    hubd=$root/.build/release/hubd
+fi
 [[ -x $hubd ]] || die "$hubd was not built"
 
 bench_work substrate

@@ -5,7 +5,7 @@ import HubKernel
 /// ``WalletSecrets``.
 enum CustodialKeys {
     /// The key pair of `account` when the hub made it (a custodial wallet or sensor), nil for an
-    /// external one or an account it does not know. Opening it costs substrate-bip39's PBKDF2.
+    /// external one or an account it does not know (``WalletSecrets/keyPair(sealed:publicKey:address:)``).
     static func keyPair(_ account: [UInt8], secrets: WalletSecrets, ss58Prefix: UInt16, on connection: any SQLConnection) throws
         -> Sr25519.KeyPair?
     {
@@ -15,9 +15,6 @@ enum CustodialKeys {
             ?? connection.queryFirst("SELECT sealed_secret FROM substrate_sensors WHERE public_key = \(account) AND kind = 'custodial'")?
             .optionalBytes("sealed_secret")
         guard let sealed else { return nil }
-        let entropy = try secrets.open(sealed, publicKey: account, address: try SS58.encode(account, prefix: ss58Prefix))
-        let keyPair = try Sr25519.keyPair(miniSecret: BIP39.substrateMiniSecret(entropy: entropy))
-        guard keyPair.publicKey == account else { throw SubstrateError.keyUnavailable(try SS58.encode(account, prefix: ss58Prefix)) }
-        return keyPair
+        return try secrets.keyPair(sealed: sealed, publicKey: account, address: try SS58.encode(account, prefix: ss58Prefix))
     }
 }

@@ -99,8 +99,7 @@ struct DIDRegistry: Sendable {
                             let sealed = try connection.queryFirst("SELECT sealed_secret FROM substrate_wallets WHERE public_key = \(account)")?
                                 .optionalBytes("sealed_secret")
                         else { throw SubstrateError.custodialKeyRequired() }
-                        let entropy = try secrets.open(sealed, publicKey: account, address: try SS58.encode(account, prefix: prefix))
-                        return try Sr25519.keyPair(miniSecret: BIP39.substrateMiniSecret(entropy: entropy))
+                        return try secrets.keyPair(sealed: sealed, publicKey: account, address: try SS58.encode(account, prefix: prefix))
                     }
             )
             if let reply { return try reply(written) }

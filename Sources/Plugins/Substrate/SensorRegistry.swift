@@ -255,8 +255,7 @@ struct SensorRegistry: Sendable {
                         let sealed = try connection.queryFirst("SELECT sealed_secret FROM substrate_sensors WHERE public_key = \(publicKey)")?
                             .optionalBytes("sealed_secret")
                     else { throw SubstrateError.keyUnavailable(try SS58.encode(publicKey, prefix: prefix)) }
-                    let entropy = try secrets.open(sealed, publicKey: publicKey, address: try SS58.encode(publicKey, prefix: prefix))
-                    return try Sr25519.keyPair(miniSecret: BIP39.substrateMiniSecret(entropy: entropy))
+                    return try secrets.keyPair(sealed: sealed, publicKey: publicKey, address: try SS58.encode(publicKey, prefix: prefix))
                 }
             )
         }
@@ -273,8 +272,7 @@ struct SensorRegistry: Sendable {
         return (
             publicKey,
             {
-                let entropy = try secrets.open(sealed, publicKey: publicKey, address: try SS58.encode(publicKey, prefix: prefix))
-                return try Sr25519.keyPair(miniSecret: BIP39.substrateMiniSecret(entropy: entropy))
+                try secrets.keyPair(sealed: sealed, publicKey: publicKey, address: try SS58.encode(publicKey, prefix: prefix))
             }
         )
     }
