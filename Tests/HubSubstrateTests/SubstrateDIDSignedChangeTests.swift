@@ -228,5 +228,86 @@ extension SubstrateRailTests {
                 #expect(accepted.status == .created, "\(accepted.text)")
             }
         }
+
+        /// Signs what a document prepare route answered and submits it as a holder-signed change.
+        static func submitPrepared(
+            _ client: any TestClientProtocol,
+            _ prepared: TestResponse,
+            did: String,
+            token: String,
+            key: TestKey
+        ) async throws -> TestResponse {
+            #expect(prepared.status == .ok, "\(prepared.text)")
+            let messageHex = try #require(prepared.object["message"] as? String)
+            let message = try #require(HexText.decode(messageHex))
+            var body: [String: Any] = [
+                "call": try #require(prepared.object["call"] as? String), "name": try #require(prepared.object["name"] as? String),
+                "nonce": try #require(prepared.object["nonce"] as? Int), "signature": key.sign(bytes: message),
+            ]
+            if let value = prepared.object["value_hex"] as? String { body["value_hex"] = value }
+            return try await client.substrate(.post, "/dids/\(did)/changes", token: token, body)
+        }
+
+        @Test("an external wallet's holder writes its DID document and its services through prepared changes", arguments: TestBackend.enabled)
+        func holderDocument(backend: TestBackend) async throws {
+            try await withSubstrateHub(on: backend, config: didConfig) { hub, client in
+                let bob = try await client.signIn(TestKey(seed: 2))
+                let key = TestKey(seed: 3)
+                #expect(try await client.registerExternal(key, token: bob).status == .created)
+                let did = "did:peaq:\(key.address())"
+                let service: [String: Any] = ["id": "#site", "type": "website", "service_endpoint": "https://example.test"]
+
+                // POST /dids itself needs a key the hub holds.
+                let direct = try await client.substrate(.post, "/dids", token: bob, ["address": key.address()])
+                #expect(direct.object["code"] as? String == "custodial_key_required", "\(direct.text)")
+                let prepared = try await client.substrate(.post, "/dids/prepare", token: bob, ["address": key.address(), "services": [service]])
+                #expect(prepared.object["call"] as? String == "add_attribute")
+                #expect(prepared.object["name"] as? String == did)
+                #expect(try await count(DIDs.attributeCount, in: hub) == 0, "preparing changed something")
+                let written = try await Self.submitPrepared(client, prepared, did: did, token: bob, key: key)
+                #expect(written.status == .created, "\(written.text)")
+
+                func document() async throws -> [String: Any] {
+                    let resolved = try await client.substrate(.get, "/dids/\(did)?format=did-document", token: bob)
+                    #expect(resolved.status == .ok, "\(resolved.text)")
+                    return resolved.object
+                }
+                var shown = try await document()
+                #expect(shown["id"] as? String == did)
+                #expect((shown["service"] as? [[String: Any]])?.map { $0["id"] as? String } == ["#site"])
+                let methods = try #require(shown["verificationMethod"] as? [[String: Any]])
+                #expect(methods.first?["type"] as? String == "Sr25519VerificationKey2020")
+
+                let mail: [String: Any] = ["id": "#mail", "type": "email", "data": "bob@example.test"]
+                let addService = try await client.substrate(.post, "/dids/\(did)/services/prepare", token: bob, mail)
+                #expect(addService.object["call"] as? String == "update_attribute")
+                #expect(try await Self.submitPrepared(client, addService, did: did, token: bob, key: key).status == .ok)
+                shown = try await document()
+                #expect((shown["service"] as? [[String: Any]])?.count == 2)
+
+                // A removal prepared, then overtaken by another change: its nonce is stale, nothing changes.
+                let removal = try await client.substrate(.post, "/dids/\(did)/services/%23site/removal/prepare", token: bob)
+                let other = try await client.substrate(.post, "/dids/\(did)/services/prepare", token: bob, ["id": "#x", "type": "t", "data": "d"])
+                #expect(try await Self.submitPrepared(client, other, did: did, token: bob, key: key).status == .ok)
+                let stale = try await Self.submitPrepared(client, removal, did: did, token: bob, key: key)
+                #expect(stale.status == .conflict, "\(stale.text)")
+                #expect(stale.object["code"] as? String == "nonce_stale")
+                let again = try await client.substrate(.post, "/dids/\(did)/services/%23site/removal/prepare", token: bob)
+                #expect(try await Self.submitPrepared(client, again, did: did, token: bob, key: key).status == .ok)
+                shown = try await document()
+                #expect((shown["service"] as? [[String: Any]])?.compactMap { $0["id"] as? String }.sorted() == ["#mail", "#x"])
+
+                // Refusals: an unknown service, a duplicate, someone else's DID.
+                let missing = try await client.substrate(.post, "/dids/\(did)/services/%23nope/removal/prepare", token: bob)
+                #expect(missing.object["code"] as? String == "service_not_found")
+                let duplicate = try await client.substrate(.post, "/dids/\(did)/services/prepare", token: bob, mail)
+                #expect(duplicate.object["code"] as? String == "service_already_exist")
+                let alice = try await client.signIn(TestKey(seed: 4))
+                let theirs = try await client.substrate(.post, "/dids/\(did)/services/prepare", token: alice, ["id": "#y", "type": "t", "data": "d"])
+                #expect(theirs.object["code"] as? String == "attribute_authorization_failed", "\(theirs.text)")
+                let second = try await client.substrate(.post, "/dids/prepare", token: bob, ["address": key.address(), "name": "other"])
+                #expect(second.object["code"] as? String == "did_document_exists")
+            }
+        }
     }
 }

@@ -23,6 +23,22 @@ extension DIDRegistry {
     /// Writes the document of a wallet's DID: its sr25519 key as `#keys-1` (and authentication),
     /// the services and signature given. 201 with the DID's resolution (``DIDResolution``).
     func createDocument(_ request: NewDocument, by user: UserID) async throws -> Response {
+        let (change, document) = try await documentChange(request)
+        let did = change.did
+        return try await self.change(change, by: user) { result in
+            try DIDResolution.reply(result, document: document, status: .created, location: "/v1/rails/substrate/dids/\(did)")
+        }
+    }
+
+    /// What the holder of an external wallet signs to write its DID's document: the document the
+    /// hub would write (``createDocument(_:by:)``), as a prepared `add_attribute` whose name and
+    /// value they submit with the signature (`POST …/dids/{did}/changes`). Changes nothing.
+    func prepareDocument(_ request: NewDocument, by user: UserID) async throws -> PreparedDIDChangeRepresentation {
+        try await prepare(try await documentChange(request).change, by: user)
+    }
+
+    /// The `add_attribute` that writes `request`'s document, checked.
+    private func documentChange(_ request: NewDocument) async throws -> (change: Change, document: PeaqDIDDocument) {
         try PeaqDIDDocument.validate(services: request.services)
         if let signature = request.signature { try PeaqDIDDocument.validate(signature: signature) }
         let did = try did(request.account)
@@ -33,10 +49,31 @@ extension DIDRegistry {
             throw SubstrateError.didDocumentExists(String(decoding: existing.attribute.name, as: UTF8.self))
         }
         let document = PeaqDIDDocument(did: did, sr25519Key: request.account, services: request.services, signature: request.signature)
-        let change = Change(kind: .addAttribute, did: did, name: name, value: document.attributeValue)
-        return try await self.change(change, by: user) { result in
-            try DIDResolution.reply(result, document: document, status: .created, location: "/v1/rails/substrate/dids/\(did)")
+        return (Change(kind: .addAttribute, did: did, name: name, value: document.attributeValue), document)
+    }
+
+    /// What the holder signs to add (`service`) or remove (`removing`) a service of their DID's
+    /// document: the `update_attribute` with the document as it would be after, from the document
+    /// as it is now. If the document changes before they submit, so does the key's nonce, and the
+    /// submission is `nonce_stale`.
+    func prepareServiceChange(of did: String, adding service: PeaqDIDDocument.Service?, removing id: String?, by user: UserID) async throws
+        -> PreparedDIDChangeRepresentation
+    {
+        if let service { try service.validate(field: "service") }
+        let account = try Self.account(ofDID: did)
+        guard let found = try await documents(of: account).first else { throw SubstrateError.didDocumentNotFound() }
+        var document = found.document
+        if let service {
+            guard !document.services.contains(where: { $0.id == service.id }) else { throw SubstrateError.serviceAlreadyExist(service.id) }
+            document.services.append(service)
+            try PeaqDIDDocument.validate(services: document.services)
         }
+        if let id {
+            guard let index = document.services.firstIndex(where: { $0.id == id }) else { throw SubstrateError.serviceNotFound(id) }
+            document.services.remove(at: index)
+        }
+        let change = Change(kind: .updateAttribute, did: try self.did(account), name: found.attribute.name, value: document.attributeValue)
+        return try await prepare(change, by: user)
     }
 
     /// Adds a service to the DID's document (`update_attribute`). 201 with the DID's resolution.

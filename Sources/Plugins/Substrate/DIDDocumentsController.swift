@@ -10,6 +10,10 @@ import Hummingbird
 ///   (default: the DID); 201 with the DID resolution result.
 /// - `POST dids/{did}/services` `{"id", "type", "service_endpoint"?, "data"?}`: adds a service; 201.
 /// - `DELETE dids/{did}/services/{id}`: removes one (`id` percent-encoded: `#` is `%23`).
+/// - For an external wallet, whose holder signs: `POST dids/prepare`, `POST dids/{did}/services/prepare`
+///   and `POST dids/{did}/services/{id}/removal/prepare` take the same input and answer the change
+///   to sign (``DIDRegistry/prepare(_:by:)``'s answer with the document's `name` and `value_hex`),
+///   submitted as any holder-signed change (`POST dids/{did}/changes`).
 /// - `GET dids/{did}` with `Accept: application/did+ld+json` or `?format=did-document`: the W3C
 ///   DID document alone; with `Accept: application/ld+json;profile="https://w3id.org/did-resolution"`
 ///   or `?format=did-resolution`: the resolution result with the document's metadata. Otherwise
@@ -19,8 +23,11 @@ struct DIDDocumentsController: Sendable {
 
     func addRoutes(to group: RouterGroup<HubRequestContext>) {
         group.post("dids", use: create)
+        group.post("dids/prepare", use: prepareCreate)
         group.post("dids/{did}/services", use: addService)
+        group.post("dids/{did}/services/prepare", use: prepareAddService)
         group.delete("dids/{did}/services/{id}", use: removeService)
+        group.post("dids/{did}/services/{id}/removal/prepare", use: prepareRemoveService)
     }
 
     struct CreateRequest: Decodable {
@@ -32,6 +39,31 @@ struct DIDDocumentsController: Sendable {
 
     @Sendable func create(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerWrite)
+        return try await registry.createDocument(try await Self.newDocument(request, context: context), by: principal.userID)
+    }
+
+    @Sendable func prepareCreate(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerWrite)
+        return try context.json(try await registry.prepareDocument(try await Self.newDocument(request, context: context), by: principal.userID))
+    }
+
+    @Sendable func prepareAddService(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerWrite)
+        let did = try DIDsController.pathText(context.parameters.require("did"))
+        var request = request
+        let service = try await request.decodeJSON(as: PeaqDIDDocument.Service.self, context: context)
+        return try context.json(try await registry.prepareServiceChange(of: did, adding: service, removing: nil, by: principal.userID))
+    }
+
+    @Sendable func prepareRemoveService(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerWrite)
+        let did = try DIDsController.pathText(context.parameters.require("did"))
+        let id = try DIDsController.pathText(context.parameters.require("id"))
+        return try context.json(try await registry.prepareServiceChange(of: did, adding: nil, removing: id, by: principal.userID))
+    }
+
+    /// The document `POST dids` (or its prepare) asks for.
+    static func newDocument(_ request: Request, context: HubRequestContext) async throws -> DIDRegistry.NewDocument {
         var request = request
         let body = try await request.decodeJSON(as: CreateRequest.self, context: context)
         guard let address = body.address else {
@@ -43,13 +75,12 @@ struct DIDDocumentsController: Sendable {
         } catch let error as SubstrateError {
             throw SubstrateError.invalidAddress("address", error.message)
         }
-        let document = DIDRegistry.NewDocument(
+        return DIDRegistry.NewDocument(
             account: account,
             name: body.name.map { Array($0.utf8) },
             services: body.services ?? [],
             signature: body.signature
         )
-        return try await registry.createDocument(document, by: principal.userID)
     }
 
     @Sendable func addService(_ request: Request, context: HubRequestContext) async throws -> Response {

@@ -31,6 +31,8 @@ extension DIDRegistry {
                 did: try registry.did(account),
                 signer: try SS58.encode(account, prefix: prefix),
                 call: change.kind.rawValue,
+                name: String(decoding: change.name, as: UTF8.self),
+                valueHex: change.value.map { "0x" + HexText.encode($0) },
                 nonce: nonce,
                 payload: "0x" + HexText.encode(payload.bytes),
                 message: "0x" + HexText.encode(payload.message),
@@ -49,6 +51,10 @@ struct PreparedDIDChangeRepresentation: Sendable, Codable, Equatable {
     /// The SS58 address whose key signs (the DID's).
     var signer: String
     var call: String
+    /// The attribute's name and the value the change writes (none for a removal): what to
+    /// submit with the signature (the hub made the value of a DID document's change).
+    var name: String
+    var valueHex: String?
     var nonce: UInt64
     /// The signing payload, `call ‖ extra ‖ additional signed`, as substrate-interface and
     /// polkadot.js build it (they sign its blake2b-256 when it is longer than 256 bytes).
