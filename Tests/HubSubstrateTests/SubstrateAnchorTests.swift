@@ -96,6 +96,30 @@ extension SubstrateRailTests {
             #expect(throws: PluginConfigError.self) { try SubstrateConfiguration(PluginConfig(json: json)) }
         }
 
+        @Test("changes recorded before a node was configured are queued once, oldest first", arguments: TestBackend.enabled)
+        func backfill(backend: TestBackend) async throws {
+            try await withSubstrateHub(on: backend, config: didConfig) { hub, client in
+                let token = try await client.signIn(TestKey(seed: 1))
+                let (address, _) = try await SubstrateDIDTests.custodialWallet(client, token: token)
+                for name in ["a", "b", "c"] {
+                    let added = try await client.substrate(
+                        .post,
+                        "/dids/did:peaq:\(address)/attributes",
+                        token: token,
+                        ["name": name, "value": name]
+                    )
+                    #expect(added.status == .created)
+                }
+                #expect(try await count("SELECT count(*) AS n FROM substrate_did_anchors", in: hub) == 0)
+                let owner = UnitOwner.rail(SubstratePlugin.id, eventTypes: SubstrateEvents.all)
+                #expect(try await hub.ledger.write(as: owner) { try DIDAnchors.enqueueUnanchored(in: $0) } == 3)
+                #expect(try await hub.ledger.write(as: owner) { try DIDAnchors.enqueueUnanchored(in: $0) } == 0)
+                let oldest = try await hub.database.read { try DIDAnchors.oldest(.pending, on: $0) }
+                #expect(oldest.map { String(decoding: $0.name, as: UTF8.self) } == "a")
+                #expect(oldest?.signings == 0 && oldest?.extrinsic == nil)
+            }
+        }
+
         @Test("a node configuration reads")
         func configurationReads() throws {
             let configuration = try SubstrateConfiguration(

@@ -145,8 +145,9 @@ struct DIDAnchorer: Sendable {
             let reason = (data ?? message).lowercased()
             switch code {
             case 1013:
-                // Already in the node's pool: it will be in a block, or dropped, soon.
-                return try await lookForInclusion(anchor, node, target)
+                // Already in the node's pool: it will be in a block (then sending it again says
+                // outdated, and it is looked for) or dropped (then it is taken again) soon.
+                return false
             case 1010 where reason.contains("outdated") || reason.contains("stale") || reason.contains("ancient"):
                 // Its nonce was used (by this very extrinsic, perhaps) or its era ended.
                 return try await lookForInclusion(anchor, node, target)
