@@ -34,10 +34,19 @@ if [[ $# == 0 || ${HUB_EVM_BLOCKTEST:-} == 1 ]]; then
 fi
 total=$(grep -oE 'Test run with [0-9]+ tests?' "$log" | grep -oE '[0-9]+' | tail -n 1 || true)
 failed=$(grep -cE '^✘ Test .* failed after' "$log" || true)
+# The project's code stays free of compiler warnings (one hid an infinite recursion once): any
+# warning in a file this run compiled fails it. A fresh clone, as in CI, compiles every file.
+warnings=$(grep -E "^$root/(Sources|Tests|bench|fuzz)/[^:]+:[0-9]+:[0-9]+: warning:" "$log" | sort -u || true)
 rm -f "$log"
+if [[ -n $warnings ]]; then
+    echo "test.sh: compiler warnings in the project's code (fix them; the build must stay warning-free):"
+    echo "$warnings"
+    [[ $status == 0 ]] && status=1
+fi
 if [[ -n $total ]]; then
     total=$((total + 1))
     [[ $evm_status != 0 ]] && failed=$((failed + 1))
+    [[ -n $warnings ]] && failed=$((failed + 1))
 fi
 [[ $status == 0 ]] && status=$evm_status
 if [[ -n $total ]]; then
