@@ -58,6 +58,28 @@ extension SubstrateRailTests {
                 let theirs = try await client.substrate(.get, "/anchors", token: other)
                 #expect((theirs.object["data"] as? [Any])?.count == 0)
 
+                // A failed anchor is retried by its DID's user only, and only once failed.
+                let owner = UnitOwner.rail(SubstratePlugin.id, eventTypes: SubstrateEvents.all)
+                let shownHash = try #require(proofHash)
+                let failedHash = try #require(HexText.decode(shownHash))
+                _ = try await hub.ledger.write(as: owner) { unit in
+                    try unit.connection.execute(
+                        "UPDATE substrate_did_anchors SET status = 'failed', error = 'refused', signings = 5 WHERE proof_hash = \(failedHash)"
+                    )
+                }
+                let stranger = try await client.substrate(.post, "/anchors/\(shownHash)/retry", token: other)
+                #expect(stranger.status == .notFound)
+                #expect(stranger.object["code"] as? String == "anchor_not_found")
+                let retried = try await client.substrate(.post, "/anchors/\(shownHash)/retry", token: token)
+                #expect(retried.status == .ok, "\(retried.text)")
+                #expect(retried.object["status"] as? String == "pending")
+                #expect(retried.object["signings"] as? Int == 0)
+                let retriedAgain = try await client.substrate(.post, "/anchors/\(shownHash)/retry", token: token)
+                #expect(retriedAgain.status == .conflict)
+                #expect(retriedAgain.object["code"] as? String == "anchor_not_failed")
+                let malformed = try await client.substrate(.post, "/anchors/0x12/retry", token: token)
+                #expect(malformed.status == .unprocessableContent)
+
                 // The node is down: reads say so, and the anchors stay queued.
                 let status = try await client.substrate(.get, "/node", token: token)
                 #expect(status.status == .serviceUnavailable, "\(status.text)")

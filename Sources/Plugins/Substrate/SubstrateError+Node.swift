@@ -40,4 +40,13 @@ extension SubstrateError {
             message: "This change's anchor is not waiting for its holder's signature (status other than holder_signature_required); nothing changed."
         )
     }
+
+    /// `retry` of an anchor that has not failed.
+    static func anchorNotFailed() -> SubstrateError {
+        SubstrateError(
+            kind: .conflict,
+            errorCode: "anchor_not_failed",
+            message: "Only a failed anchor is retried; this one is still on its way or done. Nothing changed."
+        )
+    }
 }

@@ -66,6 +66,16 @@ enum DIDAnchors {
         try connection.queryFirst("SELECT " + columns + from + " WHERE a.proof_hash = \(proofHash)").map(DIDAnchor.init)
     }
 
+    /// Whether the DID of `account` is `user`'s: one of their wallets or sensors.
+    static func isOwned(_ account: [UInt8], by user: UserID, on connection: any SQLConnection) throws -> Bool {
+        try connection.queryFirst(
+            """
+            SELECT 1 AS mine FROM substrate_wallets WHERE public_key = \(account) AND user_id = \(user) \
+            UNION ALL SELECT 1 AS mine FROM substrate_sensors WHERE public_key = \(account) AND user_id = \(user)
+            """
+        ) != nil
+    }
+
     /// How many anchors are in each status.
     static func counts(on connection: any SQLConnection) throws -> [String: Int] {
         var counts = Dictionary(uniqueKeysWithValues: Status.allCases.map { ($0.rawValue, 0) })

@@ -17,6 +17,8 @@ import Hummingbird
 /// - `POST anchors/{proof_hash}/prepare`, then `POST anchors/{proof_hash}/signature`
 ///   `{"nonce", "era_period", "era_birth", "signature"}`: an external wallet's holder signs the
 ///   node's payload for a change waiting as `holder_signature_required` (``HolderAnchors``).
+/// - `POST anchors/{proof_hash}/retry`: a `failed` anchor goes back to `pending` (after funding
+///   the signer, say), to be signed afresh; 409 `anchor_not_failed` otherwise.
 struct NodeController: Sendable {
     let context: PluginContext
     let reader: NodeReader?
@@ -27,6 +29,7 @@ struct NodeController: Sendable {
         group.get("anchors", use: anchors)
         group.post("anchors/{proof_hash}/prepare", use: prepareHolderSignature)
         group.post("anchors/{proof_hash}/signature", use: submitHolderSignature)
+        group.post("anchors/{proof_hash}/retry", use: retry)
         group.get("node", use: status)
         group.get("node/accounts/{address}", use: account)
         group.get("node/dids/{did}/attributes/{name}", use: attribute)
@@ -144,6 +147,27 @@ struct NodeController: Sendable {
         }
         let signed = HolderAnchors.Signed(nonce: nonce, eraPeriod: period, eraBirth: birth, signature: signature)
         return try context.json(try await holderAnchors.submit(proofHash, signed, by: principal.userID))
+    }
+
+    @Sendable func retry(_ request: Request, context: HubRequestContext) async throws -> Response {
+        let principal = try context.requireScope(.ledgerWrite)
+        let proofHash = try Self.proofHash(context)
+        let (user, prefix) = (principal.userID, ss58Prefix)
+        let anchor = try await self.context.write { unit in
+            guard let anchor = try DIDAnchors.anchor(proofHash, on: unit.connection),
+                try DIDAnchors.isOwned(anchor.didAccount, by: user, on: unit.connection)
+            else { throw SubstrateError.anchorNotFound() }
+            let changed = try unit.connection.execute(
+                """
+                UPDATE substrate_did_anchors SET status = \(DIDAnchors.Status.pending.rawValue), extrinsic = NULL, extrinsic_hash = NULL, \
+                nonce = NULL, era_birth = NULL, era_period = NULL, block_hash = NULL, block_number = NULL, error = NULL, signings = 0, \
+                updated_at = \(unit.now) WHERE proof_hash = \(proofHash) AND status = \(DIDAnchors.Status.failed.rawValue)
+                """
+            )
+            guard changed == 1, let pending = try DIDAnchors.anchor(proofHash, on: unit.connection) else { throw SubstrateError.anchorNotFailed() }
+            return pending
+        }
+        return try context.json(DIDAnchorRepresentation(anchor, did: "did:peaq:" + (try SS58.encode(anchor.didAccount, prefix: prefix))))
     }
 
     static func proofHash(_ context: HubRequestContext) throws -> [UInt8] {
