@@ -58,6 +58,17 @@ extension SubstrateRailTests {
                 let theirs = try await client.substrate(.get, "/anchors", token: other)
                 #expect((theirs.object["data"] as? [Any])?.count == 0)
 
+                // The rail's health counts them.
+                let plugins = try await client.execute(
+                    uri: "/v1/plugins",
+                    method: .get,
+                    headers: [.authorization: "Bearer \(token)"],
+                    body: nil
+                )
+                let substrate = (plugins.object["data"] as? [[String: Any]])?.first { $0["id"] as? String == "substrate" }
+                let detail = (substrate?["health"] as? [String: Any])?["detail"] as? String
+                #expect(detail?.hasSuffix("DID anchors: 2 on their way, 0 failed") == true, "\(plugins.text)")
+
                 // A failed anchor is retried by its DID's user only, and only once failed.
                 let owner = UnitOwner.rail(SubstratePlugin.id, eventTypes: SubstrateEvents.all)
                 let shownHash = try #require(proofHash)

@@ -167,10 +167,16 @@ public struct SubstratePlugin: RailPlugin {
 
     public func health() async -> PluginHealth {
         do {
-            let count = try await context.database.read { connection in
-                try connection.queryFirst("SELECT count(*) AS n FROM substrate_wallets")?.int("n") ?? 0
+            let anchoring = configuration.node != nil
+            let (count, anchors) = try await context.database.read { connection in
+                (
+                    try connection.queryFirst("SELECT count(*) AS n FROM substrate_wallets")?.int("n") ?? 0,
+                    anchoring ? try DIDAnchors.counts(on: connection) : [:]
+                )
             }
-            return PluginHealth(.ok, detail: "\(count) wallets")
+            guard anchoring else { return PluginHealth(.ok, detail: "\(count) wallets") }
+            let waiting = (anchors["pending"] ?? 0) + (anchors["submitted"] ?? 0) + (anchors["in_block"] ?? 0)
+            return PluginHealth(.ok, detail: "\(count) wallets; DID anchors: \(waiting) on their way, \(anchors["failed"] ?? 0) failed")
         } catch {
             context.logger.info("substrate health check failed", metadata: ["error": "\(error)"])
             return PluginHealth(.down, detail: "cannot read substrate_wallets")
