@@ -140,12 +140,20 @@ final class NodeConnection: Sendable {
             group.addTask {
                 do {
                     try await self.outbound.write(.text(text))
+                } catch {
+                    self.fail(id, error is CancellationError ? error : NodeRPCError.disconnected("\(error)"))
+                }
+                return nil
+            }
+            // The deadline runs from the start, so a write that never completes times out too.
+            group.addTask {
+                do {
                     try await Task.sleep(for: timeout)
                     self.fail(id, NodeRPCError.timeout(method))
                 } catch {
-                    // Cancelled because the answer came (the slot is gone, this does nothing), or
-                    // by the caller, or the write failed: the waiting continuation must not hang.
-                    self.fail(id, error is CancellationError ? error : NodeRPCError.disconnected("\(error)"))
+                    // Cancelled because the answer came (the slot is gone, this does nothing) or
+                    // by the caller: the waiting continuation must not hang either way.
+                    self.fail(id, error)
                 }
                 return nil
             }
