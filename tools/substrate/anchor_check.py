@@ -34,30 +34,15 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 
 import sr25519
 from scalecodec.utils.ss58 import ss58_encode
+from hubhttp import call
 from substrateinterface import Keypair, SubstrateInterface
 
-OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ENDOWMENT = 123456789012345678901234567  # more than 2^64 planck: exact through the hub
 failures = 0
-
-
-def call(base, method, path, body=None, token=None):
-    headers = {"Content-Type": "application/json"} if body is not None else {}
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
-    try:
-        with OPENER.open(request, timeout=30) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
 
 
 def check(condition, what):

@@ -34,35 +34,18 @@ import json
 import os
 import sys
 import sysconfig
-import urllib.error
 import urllib.parse
-import urllib.request
 
 import base58
 import sr25519
 from scalecodec.base import RuntimeConfigurationObject, ScaleBytes
 from scalecodec.type_registry import load_type_registry_preset
 from scalecodec.utils.ss58 import ss58_encode
+from hubhttp import call
 from substrateinterface import Keypair
 
-OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 GENESIS = bytes(32)
 failures = 0
-
-
-def call(base, method, path, body=None, token=None, accept=None):
-    headers = {"Content-Type": "application/json"} if body is not None else {}
-    if accept:
-        headers["Accept"] = accept
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
-    try:
-        with OPENER.open(request, timeout=30) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
 
 
 def check(condition, what):

@@ -143,7 +143,7 @@ struct SensorsController: Sendable {
     @Sendable func uploads(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerRead)
         let (publicKey, address) = try Self.sensorKey(context)
-        let limit = try Self.limit(request)
+        let limit = try QueryLimit.limit(request, maximum: 200)
         var before: Int64?
         if let cursor = request.uri.queryParameters["cursor"] {
             guard let value = Int64(String(cursor)), value > 0 else {
@@ -201,7 +201,7 @@ struct SensorsController: Sendable {
 
     @Sendable func latest(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerRead)
-        return try context.json(["data": try await sensors.latestUploads(of: principal.userID, limit: try Self.limit(request))])
+        return try context.json(["data": try await sensors.latestUploads(of: principal.userID, limit: try QueryLimit.limit(request, maximum: 200))])
     }
 
     /// The sensor a path names: its SS58 address (any prefix) or 0x public key.
@@ -219,9 +219,4 @@ struct SensorsController: Sendable {
         return hash
     }
 
-    static func limit(_ request: Request) throws -> Int {
-        guard let text = request.uri.queryParameters["limit"] else { return 50 }
-        guard let limit = Int(String(text)), (1...200).contains(limit) else { throw SubstrateError.invalid("limit", "limit is 1 to 200.") }
-        return limit
-    }
 }

@@ -66,14 +66,17 @@ enum DIDAnchors {
         try connection.queryFirst("SELECT " + columns + from + " WHERE a.proof_hash = \(proofHash)").map(DIDAnchor.init)
     }
 
-    /// Whether the DID of `account` is `user`'s: one of their wallets or sensors.
-    static func isOwned(_ account: [UInt8], by user: UserID, on connection: any SQLConnection) throws -> Bool {
-        try connection.queryFirst(
-            """
-            SELECT 1 AS mine FROM substrate_wallets WHERE public_key = \(account) AND user_id = \(user) \
-            UNION ALL SELECT 1 AS mine FROM substrate_sensors WHERE public_key = \(account) AND user_id = \(user)
-            """
-        ) != nil
+    /// The condition that an anchor (`a`) is of one of `user`'s DIDs: their wallets' and sensors'.
+    static func owned(by user: UserID) -> SQL {
+        """
+        (a.did_account IN (SELECT public_key FROM substrate_wallets WHERE user_id = \(user)) \
+        OR a.did_account IN (SELECT public_key FROM substrate_sensors WHERE user_id = \(user)))
+        """
+    }
+
+    /// The anchor `proofHash` when it is of one of `user`'s DIDs.
+    static func anchor(_ proofHash: [UInt8], ownedBy user: UserID, on connection: any SQLConnection) throws -> DIDAnchor? {
+        try connection.queryFirst("SELECT " + columns + from + " WHERE a.proof_hash = \(proofHash) AND " + owned(by: user)).map(DIDAnchor.init)
     }
 
     /// How many anchors are in each status.

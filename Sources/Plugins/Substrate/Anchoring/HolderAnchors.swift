@@ -95,14 +95,7 @@ struct HolderAnchors: Sendable {
 
     /// The anchor `proofHash` of one of `user`'s DIDs, waiting for its holder's signature.
     private func awaitingSignature(_ proofHash: [UInt8], of user: UserID) async throws -> DIDAnchor {
-        let found = try await context.database.read { connection -> DIDAnchor? in
-            guard let anchor = try DIDAnchors.anchor(proofHash, on: connection),
-                try connection.queryFirst(
-                    "SELECT 1 AS mine FROM substrate_wallets WHERE public_key = \(anchor.didAccount) AND user_id = \(user)"
-                ) != nil
-            else { return nil }
-            return anchor
-        }
+        let found = try await context.database.read { try DIDAnchors.anchor(proofHash, ownedBy: user, on: $0) }
         guard let found else { throw SubstrateError.anchorNotFound() }
         guard found.status == .holderSignatureRequired else { throw SubstrateError.anchorNotAwaitingSignature() }
         return found

@@ -46,13 +46,9 @@ struct NodeController: Sendable {
             let account = try DIDRegistry.account(ofDID: did)
             filter = filter + " AND a.did_account = \(account)"
         }
-        let limit = try Self.limit(request)
-        let owned: SQL = """
-             WHERE (a.did_account IN (SELECT public_key FROM substrate_wallets WHERE user_id = \(principal.userID)) \
-            OR a.did_account IN (SELECT public_key FROM substrate_sensors WHERE user_id = \(principal.userID)))
-            """
+        let limit = try QueryLimit.limit(request, maximum: 500)
         let query: SQL =
-            "SELECT " + DIDAnchors.columns + DIDAnchors.from + owned + filter
+            "SELECT " + DIDAnchors.columns + DIDAnchors.from + " WHERE " + DIDAnchors.owned(by: principal.userID) + filter
             + " ORDER BY a.created_at DESC, p.signer, p.nonce DESC LIMIT \(limit)"
         let rows = try await self.context.database.read { connection in try connection.query(query).map(DIDAnchor.init) }
         let prefix = ss58Prefix
@@ -154,9 +150,7 @@ struct NodeController: Sendable {
         let proofHash = try Self.proofHash(context)
         let (user, prefix) = (principal.userID, ss58Prefix)
         let anchor = try await self.context.write { unit in
-            guard let anchor = try DIDAnchors.anchor(proofHash, on: unit.connection),
-                try DIDAnchors.isOwned(anchor.didAccount, by: user, on: unit.connection)
-            else { throw SubstrateError.anchorNotFound() }
+            guard try DIDAnchors.anchor(proofHash, ownedBy: user, on: unit.connection) != nil else { throw SubstrateError.anchorNotFound() }
             let changed = try unit.connection.execute(
                 """
                 UPDATE substrate_did_anchors SET status = \(DIDAnchors.Status.pending.rawValue), extrinsic = NULL, extrinsic_hash = NULL, \
@@ -182,13 +176,6 @@ struct NodeController: Sendable {
         return reader
     }
 
-    static func limit(_ request: Request) throws -> Int {
-        guard let text = request.uri.queryParameters.get("limit") else { return 50 }
-        guard let limit = Int(text), (1...500).contains(limit) else {
-            throw SubstrateError.invalid("limit", "limit is 1 to 500.")
-        }
-        return limit
-    }
 }
 
 struct NodeStatusRepresentation: Sendable, Codable, Equatable {

@@ -1,0 +1,23 @@
+"""JSON calls to a live hub for the Substrate rail's live checks (did_check.py, anchor_check.py):
+never through a proxy, the answer's status and parsed body back whatever the status."""
+
+import json
+import urllib.error
+import urllib.request
+
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def call(base, method, path, body=None, token=None, accept=None):
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    if accept:
+        headers["Accept"] = accept
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+    try:
+        with OPENER.open(request, timeout=30) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
