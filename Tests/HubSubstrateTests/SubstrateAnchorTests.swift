@@ -91,6 +91,16 @@ extension SubstrateRailTests {
                 let malformed = try await client.substrate(.post, "/anchors/0x12/retry", token: token)
                 #expect(malformed.status == .unprocessableContent)
 
+                // Node reads check their input before they go to the node.
+                let badAddress = try await client.substrate(.get, "/node/accounts/5Nope", token: token)
+                #expect(badAddress.status == .unprocessableContent)
+                #expect(badAddress.object["code"] as? String == "invalid_address")
+                let badDID = try await client.substrate(.get, "/node/dids/did:web:x/attributes/n", token: token)
+                #expect(badDID.object["code"] as? String == "parse_error")
+                let longName = String(repeating: "n", count: 65)
+                let badName = try await client.substrate(.get, "/node/dids/\(did)/attributes/\(longName)", token: token)
+                #expect(badName.object["code"] as? String == "attribute_name_exceed_max64")
+
                 // The node is down: reads say so, and the anchors stay queued.
                 let status = try await client.substrate(.get, "/node", token: token)
                 #expect(status.status == .serviceUnavailable, "\(status.text)")
@@ -98,6 +108,64 @@ extension SubstrateRailTests {
                 let account = try await client.substrate(.get, "/node/accounts/\(address)", token: token)
                 #expect(account.status == .serviceUnavailable)
                 #expect(try await count("SELECT count(*) AS n FROM substrate_did_anchors WHERE status = 'pending'", in: hub) == 2)
+            }
+        }
+
+        @Test(
+            "a holder's signature for the node: only for their own anchor awaiting it, checked before the node is asked",
+            arguments: TestBackend.enabled
+        )
+        func holderSignatureRefusals(backend: TestBackend) async throws {
+            try await withSubstrateHub(on: backend, config: Self.downNodeConfig) { hub, client in
+                let bob = try await client.signIn(TestKey(seed: 2))
+                let key = TestKey(seed: 3)
+                #expect(try await client.registerExternal(key, token: bob).status == .created)
+                let did = "did:peaq:\(key.address())"
+                let (_, added) = try await SubstrateDIDSignedChangeTests.signAndSubmit(
+                    client,
+                    did: did,
+                    token: bob,
+                    key: key,
+                    ["call": "add_attribute", "name": "n", "value": "v"]
+                )
+                let proof = try #require((added.object["proof"] as? [String: Any])?["hash"] as? String)
+                let signature = key.sign(bytes: [1, 2, 3])
+                let body: [String: Any] = ["nonce": 0, "era_period": 64, "era_birth": 0, "signature": signature]
+
+                // Still pending (the anchorer has not reached it): not awaiting a signature.
+                let early = try await client.substrate(.post, "/anchors/\(proof)/signature", token: bob, body)
+                #expect(early.status == .conflict)
+                #expect(early.object["code"] as? String == "anchor_not_awaiting_signature")
+
+                let owner = UnitOwner.rail(SubstratePlugin.id, eventTypes: SubstrateEvents.all)
+                let hash = try #require(HexText.decode(proof))
+                _ = try await hub.ledger.write(as: owner) { unit in
+                    try unit.connection.execute("UPDATE substrate_did_anchors SET status = 'holder_signature_required' WHERE proof_hash = \(hash)")
+                }
+                let alice = try await client.signIn(TestKey(seed: 4))
+                let cases: [(String, String, String, [String: Any], HTTPResponse.Status, String)] = [
+                    ("someone else's prepare", alice, "/prepare", [:], .notFound, "anchor_not_found"),
+                    ("someone else's signature", alice, "/signature", body, .notFound, "anchor_not_found"),
+                    ("no nonce", bob, "/signature", body.filter { $0.key != "nonce" }, .unprocessableContent, "invalid_field"),
+                    ("no era", bob, "/signature", body.filter { $0.key != "era_birth" }, .unprocessableContent, "invalid_field"),
+                    ("not hex", bob, "/signature", body.merging(["signature": "zz"]) { $1 }, .unprocessableContent, "invalid_signature"),
+                    ("short", bob, "/signature", body.merging(["signature": "0x1234"]) { $1 }, .unprocessableContent, "invalid_signature"),
+                    (
+                        "era period not a power of two", bob, "/signature", body.merging(["era_period": 48]) { $1 }, .unprocessableContent,
+                        "invalid_field"
+                    ),
+                    ("the node is down", bob, "/signature", body, .serviceUnavailable, "node_unavailable"),
+                    ("prepare, the node is down", bob, "/prepare", [:], .serviceUnavailable, "node_unavailable"),
+                ]
+                for (label, token, path, request, status, code) in cases {
+                    let response = try await client.substrate(.post, "/anchors/\(proof)\(path)", token: token, request)
+                    #expect(response.status == status, "\(label): \(response.text)")
+                    #expect(response.object["code"] as? String == code, "\(label): \(response.text)")
+                }
+                let unknown = try await client.substrate(.post, "/anchors/0x\(String(repeating: "ab", count: 32))/prepare", token: bob, [:])
+                #expect(unknown.object["code"] as? String == "anchor_not_found")
+                let unchanged = try await hub.database.read { try DIDAnchors.anchor(hash, on: $0) }
+                #expect(unchanged?.status == .holderSignatureRequired && unchanged?.extrinsic == nil && unchanged?.signings == 0)
             }
         }
 
