@@ -158,11 +158,7 @@ extension DIDRegistry {
         let account = try Self.account(ofDID: did)
         guard let stored = try await documents(of: account).first else { throw SubstrateError.didDocumentNotFound() }
         let proofHash = stored.proof.hash
-        let anchoredBlock = try await context.database.read { connection in
-            try connection.queryFirst(
-                "SELECT block_number FROM substrate_did_anchors WHERE proof_hash = \(proofHash) AND status = \(DIDAnchors.Status.finalized.rawValue)"
-            )?.optionalInt("block_number").map { UInt64($0) }
-        }
+        let anchoredBlock = try await context.database.read { try DIDAnchors.finalizedBlock(of: proofHash, on: $0) }
         return DIDResolution(
             document: stored.document,
             attribute: stored.attribute,

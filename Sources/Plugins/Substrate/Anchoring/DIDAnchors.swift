@@ -79,6 +79,13 @@ enum DIDAnchors {
         try connection.queryFirst("SELECT " + columns + from + " WHERE a.proof_hash = \(proofHash) AND " + owned(by: user)).map(DIDAnchor.init)
     }
 
+    /// The node's block holding the change `proofHash`, once that block is finalized.
+    static func finalizedBlock(of proofHash: [UInt8], on connection: any SQLConnection) throws -> UInt64? {
+        try connection.queryFirst(
+            "SELECT block_number FROM substrate_did_anchors WHERE proof_hash = \(proofHash) AND status = \(Status.finalized.rawValue)"
+        )?.optionalInt("block_number").map { UInt64($0) }
+    }
+
     /// How many anchors are in each status.
     static func counts(on connection: any SQLConnection) throws -> [String: Int] {
         var counts = Dictionary(uniqueKeysWithValues: Status.allCases.map { ($0.rawValue, 0) })
