@@ -248,6 +248,7 @@ let package = Package(
                 "HubKernel",
                 "CSodium",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/Support/HubTestSupport",

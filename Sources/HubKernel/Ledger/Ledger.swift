@@ -44,7 +44,8 @@ public final class Ledger: Sendable {
     public static var migrations: [Migration] { KernelMigrations.all }
 
     /// - Parameters:
-    ///   - metrics: where to count transfers by result (`hub_ledger_transfers_total`); none by default.
+    ///   - metrics: where to count transfers by result (`hub_ledger_transfers_total`) and the writer's
+    ///     group commits (`hub_writer_*`); none by default.
     ///   - onCommit: called after each commit that appended events (the event bus's `nudge`).
     public init(
         database: Database,

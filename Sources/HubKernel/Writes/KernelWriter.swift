@@ -156,6 +156,7 @@ final class KernelWriter: Service {
         let (clock, limit, maxTransfers) = (self.clock, expireLimit, maxBatchTransfers)
         let transferGroups = groups
         let jobs = units
+        let started = ContinuousClock.now
         do {
             let outcome = try Database.writeTransaction(on: connection) { connection in
                 // Counters before ledger accounts, always: several instances on one PostgreSQL
@@ -217,6 +218,7 @@ final class KernelWriter: Service {
             let (results, expired, unitResults) = outcome
             commits.add(1, ordering: .relaxed)
             committedWork.add(batch.count, ordering: .relaxed)
+            observer.committed(requests: batch.count, after: ContinuousClock.now - started)
             // Count first and nudge the bus, then answer: a caller that returns sees its events
             // already announced to streams and webhooks.
             var committedSomething = expired > 0

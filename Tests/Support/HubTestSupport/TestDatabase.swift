@@ -1,6 +1,7 @@
 import Foundation
 public import HubKernel
 import Logging
+public import Metrics
 import ServiceLifecycle
 import Synchronization
 public import Testing
@@ -90,13 +91,14 @@ public func withLedger(
     configuration: LedgerConfiguration = LedgerConfiguration(),
     clock: LedgerClock = .system,
     railMigrations: [(group: MigrationGroup, migrations: [Migration])] = [],
+    metrics: (any MetricsFactory)? = nil,
     _ body: (Ledger) async throws -> Void
 ) async throws {
     try await withDatabase(on: backend) { database in
         try await Migrator([(group: .kernel, migrations: Ledger.migrations)] + railMigrations).migrate(database)
         var configuration = configuration
         if configuration.expiryInterval == .seconds(1) { configuration.expiryInterval = .seconds(3600) }
-        let ledger = Ledger(database: database, configuration: configuration, clock: clock, logger: Logger(label: "test"))
+        let ledger = Ledger(database: database, configuration: configuration, clock: clock, logger: Logger(label: "test"), metrics: metrics)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for service in ledger.services { group.addTask { try await service.run() } }
             do {
