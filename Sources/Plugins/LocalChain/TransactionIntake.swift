@@ -97,12 +97,15 @@ struct TransactionIntake: Sendable {
 
     /// Below this many transactions per task, another task costs more than it saves.
     static let minimumPerTask = 8
+    /// Read once: Foundation reads the cgroup's CPU quota from files on every call, which cost
+    /// every single call an open and a read.
+    static let cores = ProcessInfo.processInfo.activeProcessorCount
 
     /// Validates `raws` (signature recovery is the costly part), spread over the cores in
     /// consecutive slices, results in order. Recovery is CPU work that never blocks, so it runs on
     /// the cooperative pool; the writer is not involved.
     static func prepare(_ raws: [[UInt8]], chainID: UInt64) async throws -> [Result<Candidate, TransactionRejection>] {
-        let tasks = min(raws.count / minimumPerTask, ProcessInfo.processInfo.activeProcessorCount)
+        let tasks = min(raws.count / minimumPerTask, cores)
         guard tasks > 1 else { return try raws.map { try prepare($0, chainID: chainID) } }
         let sliceSize = (raws.count + tasks - 1) / tasks
         return try await withThrowingTaskGroup(of: (Int, [Result<Candidate, TransactionRejection>]).self) { group in
