@@ -12,8 +12,10 @@
 #      with eth_estimateGas (to a recipient holding nothing: a new storage slot, the dearest case)
 #      and that estimate used as every transfer's gas limit, then SENDERS × PER_SENDER
 #      `transfer(to, amount)` calls pre-signed (gas price 0) to ERC20_RECIPIENTS recipients (stalls);
-#   3. bench/localchain/send.py sends each transaction exactly once, one sender's in nonce order on
-#      one connection, then the script waits until every one is sealed:
+#   3. the floor of a single call: wrk drives eth_chainId (bench/localchain/chain-id.lua) through
+#      the same endpoint for 5 s with CONNECTIONS connections: every call's own cost and no work;
+#   4. wrk (bench/localchain/send.lua) sends each transaction exactly once, one sender's in nonce
+#      order on one connection, then the script waits until every one is sealed:
 #      - single calls: SENDERS × PER_SENDER plain transfers, one eth_sendRawTransaction per
 #        request, from CONNECTIONS keep-alive connections (a wallet's way);
 #      - ERC-20 transfers: SENDERS × PER_SENDER token transfers, sent exactly as the single calls
@@ -23,7 +25,7 @@
 #        balanceOf (eth_call) must be what was sent to it and every sender's zero;
 #      - batches: SENDERS × BATCH_PER_SENDER plain transfers, BATCH calls per JSON-RPC batch
 #        request, from BATCH_CONNECTIONS connections (a relay's or a busy wallet backend's way).
-#   The client runs on the same machine and takes CPU from hubd. Every transaction, plain or
+#   The client (wrk, C and LuaJIT) runs on the same machine and takes CPU from hubd. Every transaction, plain or
 #   ERC-20, costs one recovery, so the recovery rate is the ceiling of both. A block holds at most
 #   `max_block_transactions` (2000) and the chain's block gas limit (30,000,000): 1,428 plain
 #   transfers (21,000 gas) or ~880 of these ERC-20 transfers (29,000-51,000 gas used, and the next
@@ -51,6 +53,7 @@ die() {
 }
 source "$root/scripts/lib/live-hubd.bash"
 source "$root/scripts/lib/stop-process.bash"
+source "$root/scripts/lib/ensure-wrk.bash"
 export no_proxy=127.0.0.1${no_proxy:+,$no_proxy} NO_PROXY=127.0.0.1${NO_PROXY:+,$NO_PROXY}
 senders=${BENCH_SENDERS:-512}
 per_sender=${BENCH_PER_SENDER:-20}
@@ -66,6 +69,7 @@ erc20_chain=777003
 
 venv=$root/.build-localchain/bench-venv
 pinned_venv "$venv" tools/localchain/requirements-bench.txt
+ensure_wrk
 py=$venv/bin/python
 
 build=${BENCH_BUILD:-release}
@@ -133,15 +137,30 @@ erc20_setup=$("$py" bench/localchain/erc20.py setup "$base" "$token" "$erc20_cha
     "$erc20_recipients" "$work/erc20") || die "could not set up the ERC-20 phase"
 
 # phase NAME CHAIN DIR PER_SENDER CONNECTIONS BATCH: sends DIR's transactions, waits until all are
-# sealed, and prints one JSON object (send.py's, plus the seconds from the first send to the last
+# sealed, and prints one JSON object (send.lua's, plus the seconds from the first send to the last
 # seal and the blocks the chain sealed meanwhile).
+# send_once URL DIR CONNECTIONS BATCH: wrk sends DIR's transactions once each (bench/localchain/send.lua)
+# and prints its JSON line. Each of its threads stops after its last answer and leaves a file in a
+# directory of its own; wrk is interrupted once all are there (it would otherwise wait out -d).
+send_once() {
+    local url=$1 dir=$2 conns=$3 size=$4 done_dir wrk_pid
+    done_dir=$(mktemp -d "$work/done.XXXXXX")
+    wrk -t "$conns" -c "$conns" -d 3600s --timeout 60s -s bench/localchain/send.lua "$url" -- "$dir" "$size" "$done_dir" "$conns" >"$done_dir.out" 2>&1 &
+    wrk_pid=$!
+    # Polled with builtins only, 5 times a second: the timing is wrk's own, and a fork per poll would take CPU from hubd.
+    local finished=()
+    while shopt -s nullglob && finished=("$done_dir"/*) && ((${#finished[@]} < conns)) && kill -0 "$wrk_pid" 2>/dev/null; do sleep 0.2; done
+    kill -INT "$wrk_pid" 2>/dev/null || true
+    wait "$wrk_pid" || true
+    grep '^BENCH_JSON ' "$done_dir.out" | sed 's/^BENCH_JSON //' | grep . || { cat "$done_dir.out" >&2; return 1; }
+}
 head_number() { curl -s "$base/v1/rails/localchain/chains/$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["head"]["number"])'; }
 phase() {
     local name=$1 chain=$2 dir=$3 count=$4 conns=$5 size=$6 start sent sealed blocks head
     say "$name: $((senders * count)) transactions through JSON-RPC ($conns connections, $size per request)"
     head=$(head_number "$chain")
     start=$(date +%s.%N)
-    sent=$("$py" bench/localchain/send.py "$base/v1/rails/localchain/chains/$chain/rpc" "$dir" "$conns" "$size") || die "sending failed"
+    sent=$(send_once "$base/v1/rails/localchain/chains/$chain/rpc" "$dir" "$conns" "$size") || die "sending failed"
     SENT="$sent" python3 -c 'import json, os; s = json.loads(os.environ["SENT"]); assert s["errors"] == 0, s' || die "$name: not every transaction was accepted"
     "$py" - "$base" "$chain" "$dir/keys.txt" "$count" "${BENCH_SEAL_TIMEOUT:-600}" <<'PY' || { tail -n 20 "$work/hubd.log" >&2; die "not every transaction was sealed"; }
 import json, sys, time, urllib.request
@@ -178,6 +197,11 @@ print(json.dumps({
 }))
 PY
 }
+# The floor of a single call: eth_chainId through the same endpoint and client, for 5 s.
+say "floor: eth_chainId, one per request ($connections connections, 5 s)"
+floor=$(wrk -t "$connections" -c "$connections" -d 5s -s bench/localchain/chain-id.lua "$base/v1/rails/localchain/chains/$single_chain/rpc" |
+    awk '/unexpected answer/ { bad = 1 } /^Requests\/sec:/ { rate = $2 } END { if (bad || rate == "") exit 1; print rate }') ||
+    die "eth_chainId failed"
 # The ERC-20 phase runs right after the single calls it is compared with.
 single=$(phase "single calls" "$single_chain" "$work/single" "$per_sender" "$connections" 1)
 erc20=$(phase "ERC-20 transfers" "$erc20_chain" "$work/erc20" "$per_sender" "$connections" 1)
@@ -194,7 +218,7 @@ server_pid=
 say "measuring secp256k1 recovery on one core (after)"
 recover_after=$(recover_rate)
 
-SINGLE="$single" BATCHED="$batched" ERC20="$erc20" ERC20_SETUP="$erc20_setup" ERC20_CHECK="$erc20_check" RECOVER_BEFORE="$recover_before" RECOVER_AFTER="$recover_after" RECOVER_BIN="$recover_bin" INTERVAL="$interval" BUILD="$build" python3 - <<'PY'
+FLOOR="$floor" SINGLE="$single" BATCHED="$batched" ERC20="$erc20" ERC20_SETUP="$erc20_setup" ERC20_CHECK="$erc20_check" RECOVER_BEFORE="$recover_before" RECOVER_AFTER="$recover_after" RECOVER_BIN="$recover_bin" INTERVAL="$interval" BUILD="$build" python3 - <<'PY'
 import json, os, platform
 # The ceiling is the faster of the two measurements, so that a busy moment cannot flatter the ratio.
 recover = max(float(os.environ["RECOVER_BEFORE"]), float(os.environ["RECOVER_AFTER"]))
@@ -223,6 +247,8 @@ results["erc20_transfers"] = {
     **{key: erc20_check[key] for key in ["gas_used_per_transaction", "gas_used_min", "gas_used_max", "deploy_gas_used", "receipts_checked",
                                          "recipients_checked"]},
 }
+results["chain_id_calls_per_second"] = float(os.environ["FLOOR"])
+results["single_calls"]["accepted_vs_chain_id_calls"] = round(results["single_calls"]["accepted_per_second"] / results["chain_id_calls_per_second"], 3)
 results["erc20_vs_single_sealed"] = round(results["erc20_transfers"]["sealed_per_second"] / results["single_calls"]["sealed_per_second"], 3)
 os.makedirs("bench/results", exist_ok=True)
 with open("bench/results/localchain.json" if os.environ["BUILD"] == "release" else os.devnull, "w") as file:
@@ -235,6 +261,8 @@ for key in ["transactions", "connections", "calls_per_request", "accepted_per_se
             "largest_block_transactions", "largest_block_gas_used", "accepted_vs_recover", "sealed_vs_recover"]:
     print(f"{key:<28}" + "".join(f"{results[phase][key]:>18}" for _, phase in phases))
 erc20 = results["erc20_transfers"]
+print(f"eth_chainId calls per second (the floor of a single call): {results['chain_id_calls_per_second']:,.0f}; "
+      f"single eth_sendRawTransaction calls accepted per second / that: {results['single_calls']['accepted_vs_chain_id_calls']}")
 print(f"ERC-20 transfers / plain single calls, sealed per second: {results['erc20_vs_single_sealed']}; gas per transfer "
       f"{erc20['gas_used_per_transaction']:,.0f} used ({erc20['gas_used_min']:,}-{erc20['gas_used_max']:,}), limit {erc20['gas_limit']:,} "
       f"(eth_estimateGas); block gas limit {erc20['block_gas_limit']:,}; {erc20['recipients']} recipients")

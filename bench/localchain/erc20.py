@@ -1,5 +1,5 @@
 """The ERC-20 phase of the local chain benchmark (scripts/bench-localchain.sh): its untimed set-up
-and its checks. The timed part is send.py's, as for the plain transfers.
+and its checks. The timed part is send.lua's, as for the plain transfers.
 
   erc20.py setup BASE_URL TOKEN CHAIN_ID INTERVAL_MS SENDERS PER_SENDER RECIPIENTS OUT_DIR
   erc20.py check RPC_URL OUT_DIR
@@ -13,7 +13,7 @@ holds nothing yet (the dearest case: a new storage slot) is estimated with eth_e
 estimate is every transfer's gas limit. Then SENDERS x PER_SENDER `transfer(to, amount)` calls are
 signed off-line (legacy EIP-155, gas price 0, nonces 0..PER_SENDER-1): sender i's transfer n pays
 n + 1 tokens to recipient (i * PER_SENDER + n) mod RECIPIENTS, as attendees pay a few stalls.
-Writes OUT_DIR/keys.txt and raw.txt in presign.py's format (for send.py and the sealing wait),
+Writes OUT_DIR/keys.txt and raw.txt in presign.py's format (for send.lua and the sealing wait),
 hashes.txt (one transaction hash a line) and erc20.json (token, gas, expected balances); prints a
 JSON line of what it set up.
 

@@ -4,7 +4,7 @@
 
 Writes OUT_DIR/keys.txt (one sender address per line, for the grants) and OUT_DIR/raw.txt: one
 line per transaction, `SENDER_INDEX<TAB>0x signed transaction`, each sender's transactions in
-nonce order (send.py wraps them in JSON-RPC calls). Legacy EIP-155 transfers of 1 unit, gas
+nonce order (send.lua wraps them in JSON-RPC calls). Legacy EIP-155 transfers of 1 unit, gas
 price 0, signed with coincurve (libsecp256k1) directly: eth-account's per-call overhead (~8 ms)
 would make signing the bottleneck of preparing the run. A sample is checked with eth-account's
 recovery. `sign` and `sender` also serve erc20.py (the ERC-20 phase's token transfers).
