@@ -92,3 +92,11 @@ public struct TransferID: LedgerIdentifier {
     public let rawValue: UInt128
     public init(rawValue: UInt128) { self.rawValue = rawValue }
 }
+
+/// Identifies a rail's own row (a session, a lock) in the UUID form its API shows.
+/// `RecordID.timeOrdered()` suits rows the hub creates: inserts then land at the right edge of the
+/// table's key index instead of on a random page of it.
+public struct RecordID: LedgerIdentifier {
+    public let rawValue: UInt128
+    public init(rawValue: UInt128) { self.rawValue = rawValue }
+}

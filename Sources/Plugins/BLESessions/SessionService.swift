@@ -96,7 +96,7 @@ struct SessionService: Sendable {
         let session = try await context.write { tx in
             let now = tx.now
             var session = PaymentSession(
-                id: UUID().uuidString.lowercased(),
+                id: RecordID.timeOrdered().description,
                 payeeID: new.payee,
                 payeeAccountID: wallet.id,
                 payeeDisplayName: displayName,
@@ -212,7 +212,7 @@ struct SessionService: Sendable {
                 }
             }
             let lock = SessionLock(
-                id: UUID().uuidString.lowercased(),
+                id: RecordID.timeOrdered().description,
                 sessionID: session.id,
                 share: share,
                 payerID: payer,

@@ -18,6 +18,9 @@ struct BLESessionFlowTests {
             let created = try await api.open(amount: "2500")
             let id = try #require(created["id"] as? String)
             let eid = try #require(created["eid"] as? String)
+            // Time-ordered (version 7) UUIDs, so new sessions land at the right edge of the index.
+            #expect(RecordID(id)?.description == id)
+            #expect(Array(id)[14] == "7")
             #expect(created["status"] as? String == "advertising")
             #expect(created["asset"] as? String == "EUR")
             #expect(eid.count == 10)
@@ -41,6 +44,7 @@ struct BLESessionFlowTests {
             let lock = try #require(locked.object["lock"] as? [String: Any])
             #expect(lock["state"] as? String == "held")
             #expect(lock["amount"] as? String == "2500")
+            #expect(Array(try #require(lock["id"] as? String))[14] == "7")
             #expect((locked.object["session"] as? [String: Any])?["status"] as? String == "locked")
             #expect(try await api.wallet("alice") == (7_500, 2_500))
             let again = try await api.lock(id, as: "alice")
