@@ -18,7 +18,8 @@
 # Usage: scripts/bench-ble-sessions.sh
 # Environment: BENCH_SECONDS (20), BENCH_WARMUP (3), BENCH_WORKERS (64), BENCH_PAYEES (16),
 #   BENCH_BACKENDS ("sqlite postgres"), BENCH_RESOLVES_PER_MINUTE (100000), BENCH_RESULTS (the output file),
-#   HUB_BENCH_POSTGRES_URL (an existing database instead of a throwaway cluster).
+#   HUB_BENCH_POSTGRES_URL (an existing database instead of a throwaway cluster), BENCH_HUBD (a hubd
+#   built elsewhere, measured as it is: two builds compared in one sitting).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -50,9 +51,14 @@ source "$root/scripts/lib/ensure-wrk.bash"
 ensure_wrk
 
 bash scripts/install-deps.sh
-say "building hubd (release; several minutes the first time)"
-swift build -c release --product hubd
-hubd=$root/.build/release/hubd
+if [[ -n ${BENCH_HUBD:-} ]]; then
+    # A hubd built elsewhere (an A/B of two builds in one sitting): measured as it is.
+    hubd=$BENCH_HUBD
+else
+    say "building hubd (release; several minutes the first time)"
+    swift build -c release --product hubd
+    hubd=$root/.build/release/hubd
+fi
 [[ -x $hubd ]] || die "$hubd was not built"
 
 bench_work ble

@@ -41,6 +41,7 @@
 #   BENCH_ERC20_RECIPIENTS (64: the token transfers' distinct recipients), BENCH_INTERVAL_MS
 #   (1000), BENCH_SEAL_TIMEOUT (600 s), BENCH_BUILD (release; `debug` only to smoke-test this
 #   script: its numbers mean nothing), BENCH_NO_BUILD (set: use the binaries already built),
+#   BENCH_HUBD (a hubd built elsewhere, with BENCH_NO_BUILD: two builds compared in one sitting),
 #   BENCH_RECOVER_BIN (the ChainKitBench that measures the ceiling: .build/BUILD/ChainKitBench
 #   unless set; its path is recorded in the results).
 set -euo pipefail
@@ -78,7 +79,7 @@ if [[ -z ${BENCH_NO_BUILD:-} ]]; then
     swift build -c "$build" --product hubd
     swift build -c "$build" --product ChainKitBench
 fi
-hubd=$root/.build/$build/hubd
+hubd=${BENCH_HUBD:-$root/.build/$build/hubd}
 recover_bin=${BENCH_RECOVER_BIN:-.build/$build/ChainKitBench}
 [[ -x $hubd ]] || die "$hubd is missing (build it, or unset BENCH_NO_BUILD)"
 [[ -x $recover_bin ]] || die "$recover_bin is missing (build ChainKitBench -c $build, or point BENCH_RECOVER_BIN at one)"
