@@ -14,6 +14,8 @@ enum ScaleBench {
         var backend: String
         var accounts: Int
         var transfers: Int
+        /// How the step grew the ledger: `kernel` (its batched writes) or `bulk` (SQL, BulkGrowth).
+        var grown_by: String
         var database_bytes: Int64
         var grow_transfers_per_sec: Double
         var transfers_per_sec: Double
@@ -33,6 +35,10 @@ enum ScaleBench {
         var transfersPerAccount = 10
         var measured = 20_000
         var hubd = ".build/release/hubd"
+        /// Grow by SQL (``BulkGrowth``, PostgreSQL) instead of the kernel's batches.
+        var bulkGrowth = false
+        /// The most transfers (mints included) growth leaves in the ledger: what the disk holds.
+        var maxTransfers: Int?
     }
 
     static func run(_ options: Options, output: String) async throws {
@@ -58,14 +64,24 @@ enum ScaleBench {
         var measuredSoFar = 0
         var steps: [Step] = []
         for target in options.steps {
-            work.accounts += try await HubWorkloads.fundedAccounts(
-                target - work.accounts.count,
-                numberedFrom: work.accounts.count,
-                asset: asset,
-                on: ledger
-            )
-            let growBy = target * options.transfersPerAccount - grown
-            let growRate = try await growTransfers(work, by: growBy)
+            // Every account is funded by one mint; growth adds the rest of its transfers.
+            let growBy = min(target * options.transfersPerAccount, (options.maxTransfers ?? .max) - target) - grown
+            guard growBy >= 0 else { throw BenchError("--max-transfers leaves no room for \(target) accounts' transfers") }
+            let growRate: Double
+            if options.bulkGrowth {
+                let start = ContinuousClock.now
+                try await BulkGrowth(asset: asset).grow(from: work.accounts.count, to: target, transfers: growBy, on: database)
+                growRate = Double(growBy) / (ContinuousClock.now - start).seconds
+                work.accounts = try await wallets(of: asset, on: database)
+            } else {
+                work.accounts += try await HubWorkloads.fundedAccounts(
+                    target - work.accounts.count,
+                    numberedFrom: work.accounts.count,
+                    asset: asset,
+                    on: ledger
+                )
+                growRate = try await growTransfers(work, by: growBy)
+            }
             grown += growBy
             let measured = try await work.concurrentSingles(total: options.measured, callers: 64)
             measuredSoFar += measured.transfers
@@ -77,6 +93,7 @@ enum ScaleBench {
                 backend: options.backend,
                 accounts: work.accounts.count,
                 transfers: transfers,
+                grown_by: options.bulkGrowth ? "bulk" : "kernel",
                 database_bytes: try await size(of: database, at: url),
                 grow_transfers_per_sec: growRate,
                 transfers_per_sec: measured.transfers_per_sec,
@@ -136,6 +153,22 @@ enum ScaleBench {
             }
         }
         return Double(count) / max((ContinuousClock.now - start).seconds, 1e-9)
+    }
+
+    /// Every wallet of `asset`, read in pages by id.
+    private static func wallets(of asset: Asset, on database: Database) async throws -> [AccountID] {
+        var ids: [AccountID] = []
+        var after = AccountID(rawValue: 0)
+        while true {
+            let page = try await database.read { [after] connection in
+                try connection.query(
+                    "SELECT id FROM ledger_accounts WHERE id > \(after) AND asset = \(asset.code.rawValue) AND owner_kind = 'user' ORDER BY id LIMIT 100000"
+                ).map { try AccountID(row: $0, 0) }
+            }
+            ids += page
+            guard page.count == 100_000, let last = page.last else { return ids }
+            after = last
+        }
     }
 
     private static func size(of database: Database, at url: DatabaseURL) async throws -> Int64 {
