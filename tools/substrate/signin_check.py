@@ -27,34 +27,21 @@ Checks, each printed as `ok …` or `FAIL …` (exit status 1 on any failure):
 import json
 import os
 import sys
-import urllib.error
 import urllib.request
 
 import base58
 import nacl.signing
 import sr25519
 from scalecodec.utils.ss58 import ss58_decode, ss58_encode
+from hubhttp import OPENER, call, exchange
 from substrateinterface import Keypair, KeypairType
 
-OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 failures = 0
 
 
 def user_id(base, token):
     """The id of the user `token` belongs to."""
     return call(base, "GET", "/v1/users/me", None, token)[1]["id"]
-
-def call(base, method, path, body=None, token=None):
-    headers = {"Content-Type": "application/json"} if body is not None else {}
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
-    try:
-        with OPENER.open(request, timeout=30) as response:
-            return response.status, json.loads(response.read() or b"null"), dict(response.headers)
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null"), dict(error.headers)
 
 
 def check(condition, what):
@@ -90,7 +77,7 @@ class Ed25519Key:
 
 
 def challenge(base, scheme, address):
-    status, body, _ = call(base, "POST", "/v1/auth/wallet/challenge", {"scheme": scheme, "address": address})
+    status, body = call(base, "POST", "/v1/auth/wallet/challenge", {"scheme": scheme, "address": address})
     if status != 201:
         print(f"FAIL challenge {scheme} {address}: {status} {body}")
         sys.exit(1)
@@ -124,37 +111,37 @@ def main(base):
     check(sr25519.verify(signature, message.encode(), key.public), "py-sr25519-bindings verifies its own signature (context substrate)")
 
     wrong = Sr25519Key(os.urandom(32)).sign(message.encode())
-    status, body, _ = login(base, first["nonce"], wrong)
+    status, body = login(base, first["nonce"], wrong)
     check(status == 401 and body.get("code") == "invalid_signature", f"another key's signature is invalid_signature ({status} {body.get('code')})")
 
-    status, body, _ = login(base, first["nonce"], signature)
+    status, body = login(base, first["nonce"], signature)
     check(status == 201, f"sr25519, raw: signs in and creates the user ({status})")
     user = (body or {}).get("user", {}).get("id")
-    status, body, _ = login(base, first["nonce"], signature)
+    status, body = login(base, first["nonce"], signature)
     check(status == 401 and body.get("code") == "challenge_used", f"the same answer again is challenge_used ({status} {body.get('code')})")
 
     second = challenge(base, "sr25519", generic)
-    status, body, _ = login(base, second["nonce"], key.sign(wrap(second["message"].encode())))
+    status, body = login(base, second["nonce"], key.sign(wrap(second["message"].encode())))
     check(status == 200 and (body or {}).get("user", {}).get("id") == user, f"sr25519, <Bytes>-wrapped: signs in the same user ({status})")
 
     ed = Ed25519Key(os.urandom(32))
     for wrapped in (False, True):
         issued = challenge(base, "ed25519", "0x" + ed.public.hex())
         signed = issued["message"].encode()
-        status, _, _ = login(base, issued["nonce"], ed.sign(wrap(signed) if wrapped else signed))
+        status, _ = login(base, issued["nonce"], ed.sign(wrap(signed) if wrapped else signed))
         check(status == (200 if wrapped else 201), f"ed25519 (PyNaCl), {'wrapped' if wrapped else 'raw'}: signs in ({status})")
 
     # A bad checksum: the same payload with its last checksum byte changed.
     raw = bytearray(base58.b58decode(generic))
     raw[-1] ^= 0x01
-    status, body, _ = call(base, "POST", "/v1/auth/wallet/challenge", {"scheme": "sr25519", "address": base58.b58encode(bytes(raw)).decode()})
+    status, body = call(base, "POST", "/v1/auth/wallet/challenge", {"scheme": "sr25519", "address": base58.b58encode(bytes(raw)).decode()})
     check(status == 422 and body.get("code") == "invalid_address", f"a bad SS58 checksum is invalid_address ({status} {body.get('code')})")
 
     # A custodial wallet: the hub's mnemonic, read by substrate-interface, is the wallet it answered.
     third = challenge(base, "sr25519", generic)
-    status, body, _ = login(base, third["nonce"], key.sign(third["message"].encode()))
+    status, body = login(base, third["nonce"], key.sign(third["message"].encode()))
     token = body["access_token"]
-    status, wallet, headers = call(base, "POST", "/v1/rails/substrate/wallets", {"kind": "custodial"}, token)
+    status, wallet, headers = exchange(base, "POST", "/v1/rails/substrate/wallets", {"kind": "custodial"}, token)
     check(status == 201, f"a custodial wallet is created ({status})")
     check(headers.get("Cache-Control") == "no-store", "answered with Cache-Control: no-store")
     pair = Keypair.create_from_mnemonic(wallet["mnemonic"], ss58_format=42, crypto_type=KeypairType.SR25519)
@@ -162,7 +149,7 @@ def main(base):
     check("0x" + pair.public_key.hex() == wallet["public_key"], "and the same public key")
     check(ss58_decode(wallet["address"]) == pair.public_key.hex(), "scalecodec decodes the hub's address to that key")
     issued = challenge(base, "sr25519", pair.ss58_address)
-    status, signed_in, _ = login(base, issued["nonce"], pair.sign(issued["message"].encode()))
+    status, signed_in = login(base, issued["nonce"], pair.sign(issued["message"].encode()))
     check(status == 200 and signed_in["user"]["id"] == user_id(base, token),
           f"the custodial wallet's key, in substrate-interface, signs in as the user who made it ({status})")
 
@@ -170,13 +157,13 @@ def main(base):
     own = Sr25519Key(os.urandom(32))
     issued = challenge(base, "sr25519", ss58_encode(own.public, ss58_format=0))
     body = {"kind": "external", "address": "0x" + own.public.hex(), "nonce": issued["nonce"]}
-    status, registered, _ = call(base, "POST", "/v1/rails/substrate/wallets", {**body, "signature": own.sign(wrap(b"x")).hex()}, token)
+    status, registered = call(base, "POST", "/v1/rails/substrate/wallets", {**body, "signature": own.sign(wrap(b"x")).hex()}, token)
     check(status == 401 and registered.get("code") == "invalid_signature", f"registering with a signature over other bytes is refused ({status})")
     signature = own.sign(wrap(issued["message"].encode())).hex()
-    status, registered, _ = call(base, "POST", "/v1/rails/substrate/wallets", {**body, "signature": signature}, token)
+    status, registered = call(base, "POST", "/v1/rails/substrate/wallets", {**body, "signature": signature}, token)
     check(status == 201 and registered.get("address") == ss58_encode(own.public, ss58_format=42), f"an external wallet registers ({status})")
 
-    status, listed, _ = call(base, "GET", "/v1/rails/substrate/wallets", token=token)
+    status, listed = call(base, "GET", "/v1/rails/substrate/wallets", token=token)
     check(status == 200 and len(listed["data"]) == 2, "the list shows both wallets")
     check(all("mnemonic" not in row for row in listed["data"]), "the list never shows the mnemonic")
 
@@ -191,27 +178,27 @@ def dataunion(base):
     without 0x."""
     pair = Keypair.create_from_mnemonic(Keypair.generate_mnemonic(12), ss58_format=42, crypto_type=KeypairType.SR25519)
     register = {"public_address": pair.ss58_address, "source": "brainstem", "referral_id": "", "wallet": "peaq"}
-    status, registered, _ = call(base, "POST", "/v1/rails/substrate/dataunion/register", register)
+    status, registered = call(base, "POST", "/v1/rails/substrate/dataunion/register", register)
     check(status == 200 and registered.get("status") == "success" and isinstance(registered.get("nonce"), int),
           f"DataUnion: register answers a numeric nonce ({status} {registered})")
     nonce = registered["nonce"]
-    status, again, _ = call(base, "GET", "/v1/rails/substrate/dataunion/get-nonce?public_address=" + pair.ss58_address)
+    status, again = call(base, "GET", "/v1/rails/substrate/dataunion/get-nonce?public_address=" + pair.ss58_address)
     check(status == 200 and again.get("nonce") == nonce, "DataUnion: get-nonce answers the same nonce until it is used")
     wrong = Sr25519Key(os.urandom(32)).sign(str(nonce).encode()).hex()
-    status, refused, _ = call(base, "POST", "/v1/rails/substrate/dataunion/login", {"public_address": pair.ss58_address, "signature": wrong})
+    status, refused = call(base, "POST", "/v1/rails/substrate/dataunion/login", {"public_address": pair.ss58_address, "signature": wrong})
     check(status == 401 and refused.get("status") == "failed", f"DataUnion: another key's signature is refused ({status})")
     signature = pair.sign(str(nonce).encode())
     check(sr25519.verify(signature, str(nonce).encode(), pair.public_key), "py-sr25519-bindings verifies substrate-interface's signature of the digits")
     login_body = {"public_address": pair.ss58_address, "source": "brainstem", "signature": signature.hex()}
-    status, tokens, _ = call(base, "POST", "/v1/rails/substrate/dataunion/login", login_body)
+    status, tokens = call(base, "POST", "/v1/rails/substrate/dataunion/login", login_body)
     check(status == 200 and tokens.get("status") == "success", f"DataUnion: the signed digits sign in ({status} {tokens.get('status') or tokens})")
     if status != 200:
         return
     me = call(base, "GET", "/v1/users/me", None, tokens["access_token"])
     check(me[0] == 200, "DataUnion: the access token is the kernel's (GET /v1/users/me)")
-    status, _, _ = call(base, "POST", "/v1/rails/substrate/dataunion/login", login_body)
+    status, _ = call(base, "POST", "/v1/rails/substrate/dataunion/login", login_body)
     check(status == 401, f"DataUnion: the same signature again is refused, the nonce is used up ({status})")
-    status, registered, _ = call(base, "POST", "/v1/rails/substrate/dataunion/register", register)
+    status, registered = call(base, "POST", "/v1/rails/substrate/dataunion/register", register)
     check(status == 400 and registered.get("message") == "already exists", f"DataUnion: registering again is `already exists` ({status})")
     request = urllib.request.Request(base + "/v1/rails/substrate/dataunion/refresh", data=b"", method="POST",
                                      headers={"Authorization": "Bearer " + tokens["refresh_token"]})
