@@ -12,7 +12,8 @@
 # SQLite grows in the benchmark's process through the kernel's batched writes; PostgreSQL by SQL
 # (`--bulk-growth`, bench/LedgerBench/BulkGrowth.swift: the same rows, written server-side), because
 # tens of millions of transfers through the kernel take hours on 2 cores. What is measured goes
-# through the kernel on both.
+# through the kernel on both. On PostgreSQL each step is measured twice: right after growth, then
+# again once pg_prewarm has read what a transfer touches at random into the cache (`--prewarm`).
 # Usage: scripts/bench-scale.sh
 # Environment: BENCH_SQLITE_STEPS (10000,100000,1000000), BENCH_POSTGRES_STEPS
 #   (10000,100000,1000000,10000000), BENCH_TRANSFERS_PER_ACCOUNT (10), BENCH_POSTGRES_MAX_TRANSFERS
@@ -58,7 +59,7 @@ run_backend() {
         sqlite) steps=${BENCH_SQLITE_STEPS:-10000,100000,1000000} ;;
         postgres)
             steps=${BENCH_POSTGRES_STEPS:-10000,100000,1000000,10000000}
-            growth=(--bulk-growth --max-transfers "${BENCH_POSTGRES_MAX_TRANSFERS:-50000000}")
+            growth=(--bulk-growth --prewarm --max-transfers "${BENCH_POSTGRES_MAX_TRANSFERS:-50000000}")
             ;;
     esac
     say "[$backend] steps of $steps accounts, $per_account transfers per account"

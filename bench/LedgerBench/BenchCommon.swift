@@ -79,6 +79,7 @@ struct BenchOptions {
             case "--measured": options.growth?.measured = Int(iterator.next() ?? "") ?? 20_000
             case "--hubd": options.growth?.hubd = iterator.next() ?? ""
             case "--bulk-growth": options.growth?.bulkGrowth = true
+            case "--prewarm": options.growth?.prewarm = true
             case "--max-transfers": options.growth?.maxTransfers = Int(iterator.next() ?? "")
             case "--help", "-h":
                 print(
@@ -88,11 +89,12 @@ struct BenchOptions {
                     hand-written SQL loop doing the same writes. Without --postgres-url only SQLite runs.
 
                     usage: LedgerBench --scale-steps N1,N2,… --database-url URL [--transfers-per-account T] [--max-transfers X]
-                                       [--bulk-growth] [--measured M] [--hubd PATH] [--output FILE]
+                                       [--bulk-growth] [--prewarm] [--measured M] [--hubd PATH] [--output FILE]
                     Grows a migrated hub's ledger to N1, N2, … accounts (T transfers per account, default 10, but no
                     more than X in the ledger) and at each step measures 64 concurrent callers' single transfers
                     (M, default 20000) and `hubd verify`. --bulk-growth (PostgreSQL) grows it by SQL instead of
-                    the kernel's batches. The options after --scale-steps need it first.
+                    the kernel's batches; --prewarm (PostgreSQL) measures again once what a transfer touches is
+                    in the cache. The options after --scale-steps need it first.
                     """
                 )
                 exit(0)

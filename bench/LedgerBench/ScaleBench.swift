@@ -23,6 +23,11 @@ enum ScaleBench {
         var p99_ms: Double?
         /// This step's `transfers_per_sec` over the first step's.
         var rate_to_first: Double
+        /// With `--prewarm`: the same measurement again once the pages every transfer touches at
+        /// random are in the operating system's cache (the first one runs right after growth).
+        var warm_transfers_per_sec: Double?
+        var warm_p50_ms: Double?
+        var warm_p99_ms: Double?
         var verify_seconds: Double
         var verify_max_rss_mb: Double
         var verify_passed: Bool
@@ -39,6 +44,8 @@ enum ScaleBench {
         var bulkGrowth = false
         /// The most transfers (mints included) growth leaves in the ledger: what the disk holds.
         var maxTransfers: Int?
+        /// Measure again after reading the touched relations into the cache (PostgreSQL).
+        var prewarm = false
     }
 
     static func run(_ options: Options, output: String) async throws {
@@ -85,6 +92,12 @@ enum ScaleBench {
             grown += growBy
             let measured = try await work.concurrentSingles(total: options.measured, callers: 64)
             measuredSoFar += measured.transfers
+            var warm: BenchResult?
+            if options.prewarm {
+                try await prewarm(database)
+                warm = try await work.concurrentSingles(total: options.measured, callers: 64)
+                measuredSoFar += warm!.transfers
+            }
             // Every account was funded by one mint; the measured transfers stay in the ledger too.
             let transfers = work.accounts.count + grown + measuredSoFar
             let verify = try await verifyInOwnProcess(options)
@@ -100,6 +113,9 @@ enum ScaleBench {
                 p50_ms: measured.p50_ms,
                 p99_ms: measured.p99_ms,
                 rate_to_first: measured.transfers_per_sec / first,
+                warm_transfers_per_sec: warm?.transfers_per_sec,
+                warm_p50_ms: warm?.p50_ms,
+                warm_p99_ms: warm?.p99_ms,
                 verify_seconds: verify.seconds,
                 verify_max_rss_mb: verify.maxResidentMB,
                 verify_passed: verify.passed
@@ -120,6 +136,7 @@ enum ScaleBench {
                     step.verify_passed ? "" : " (VERIFY FAILED)"
                 )
             )
+            if let warm { print(String(format: "  warm: %.0f transfers/s, p99 %.1f ms", warm.transfers_per_sec, warm.p99_ms ?? 0)) }
             fflush(nil)
             steps.append(step)
             guard verify.passed else { throw BenchError("hubd verify failed at \(target) accounts") }
@@ -153,6 +170,18 @@ enum ScaleBench {
             }
         }
         return Double(count) / max((ContinuousClock.now - start).seconds, 1e-9)
+    }
+
+    /// Reads into the operating system's cache what a transfer touches at random: the accounts
+    /// (rows and primary key) and the transfers' primary key and account indexes. Appends (the
+    /// timestamp index, the events) touch only their last pages.
+    private static func prewarm(_ database: Database) async throws {
+        try await database.withWriterConnection { connection in
+            guard connection.dialect == .postgres else { throw BenchError("--prewarm is written for PostgreSQL (pg_prewarm)") }
+            try connection.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm", [])
+            let relations = ["ledger_accounts", "ledger_accounts_pkey", "ledger_transfers_pkey", "ledger_transfers_debit", "ledger_transfers_credit"]
+            for relation in relations { _ = try connection.query("SELECT pg_prewarm('\(relation)', 'read')", []) }
+        }
     }
 
     /// Every wallet of `asset`, read in pages by id.

@@ -33,15 +33,21 @@ def by_backend(steps: list[dict]) -> dict[str, list[dict]]:
 
 def draw(steps: list[dict], title: str, path: str) -> None:
     figure, axes = plt.subplots(2, 2, figsize=(11, 8))
+    # The rate and p99 panels also draw, dashed, the measurement taken again with a warm cache
+    # (`warm_…`, PostgreSQL's --prewarm) where a backend has it.
     panels = [
-        (axes[0][0], "accounts", "transfers_per_sec", "transfers/s (64 callers, single transfers)"),
-        (axes[0][1], "accounts", "p99_ms", "p99 latency (ms)"),
-        (axes[1][0], "transfers", "verify_seconds", "hubd verify (s)"),
-        (axes[1][1], "transfers", "verify_max_rss_mb", "hubd verify peak memory (MB)"),
+        (axes[0][0], "accounts", "transfers_per_sec", "transfers/s (64 callers, single transfers)", "warm_transfers_per_sec"),
+        (axes[0][1], "accounts", "p99_ms", "p99 latency (ms)", "warm_p99_ms"),
+        (axes[1][0], "transfers", "verify_seconds", "hubd verify (s)", None),
+        (axes[1][1], "transfers", "verify_max_rss_mb", "hubd verify peak memory (MB)", None),
     ]
-    for axis, x, y, label in panels:
+    for axis, x, y, label, warm in panels:
         for backend, rows in sorted(by_backend(steps).items()):
-            axis.plot([row[x] for row in rows], [row[y] for row in rows], marker="o", label=backend)
+            line = axis.plot([row[x] for row in rows], [row[y] for row in rows], marker="o", label=backend)[0]
+            warm_rows = [row for row in rows if warm and row.get(warm) is not None]
+            if warm_rows:
+                axis.plot([row[x] for row in warm_rows], [row[warm] for row in warm_rows], marker="o", linestyle="--",
+                          color=line.get_color(), label=f"{backend}, warm cache")
         axis.set_xscale("log")
         axis.set_xlabel(f"{x} in the ledger")
         axis.set_ylabel(label)
