@@ -38,15 +38,7 @@ venv=$root/.build-bench/substrate-venv
 pinned_venv "$venv" bench/substrate/requirements.txt
 
 bash scripts/install-deps.sh
-if [[ -n ${BENCH_HUBD:-} ]]; then
-    # A hubd built elsewhere (an A/B of two builds in one sitting): measured as it is.
-    hubd=$BENCH_HUBD
-else
-    say "building hubd (release; several minutes the first time)"
-    swift build -c release --product hubd
-    hubd=$root/.build/release/hubd
-fi
-[[ -x $hubd ]] || die "$hubd was not built"
+bench_hubd
 
 bench_work substrate
 

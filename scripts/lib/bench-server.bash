@@ -4,6 +4,19 @@
 source "$root/scripts/lib/live-hubd.bash"
 source "$root/scripts/lib/stop-process.bash"
 
+# bench_hubd: sets `hubd` to BENCH_HUBD (a hubd built elsewhere, measured as it is: an A/B of two
+# builds in one sitting) or to a release hubd built here.
+bench_hubd() {
+    if [[ -n ${BENCH_HUBD:-} ]]; then
+        hubd=$BENCH_HUBD
+    else
+        say "building hubd (release; several minutes the first time)"
+        swift build -c release --product hubd
+        hubd=$root/.build/release/hubd
+    fi
+    [[ -x $hubd ]] || die "$hubd was not built"
+}
+
 # bench_work NAME: sets `work` to a new folder, `server_pid` and `pg_dir` empty, and stops both
 # and removes the folder on exit.
 bench_work() {
