@@ -5,7 +5,7 @@ import CLibPQ
 /// Values go as parameters: text format for numbers and strings, binary format for `bytea`.
 /// Results come back in text format; integer columns are read as integers and `bytea` as bytes, by
 /// column type. Not `Sendable`: the `PGconn*` stays on the ``DatabaseWorker`` thread that opened it.
-final class PostgresConnection: SQLConnection, CounterCaching {
+final class PostgresConnection: SQLConnection, CounterCaching, StatementNumbering {
     let counters = TransactionCounters()
     let dialect = SQLDialect.postgres
     private var handle: OpaquePointer?
@@ -13,8 +13,35 @@ final class PostgresConnection: SQLConnection, CounterCaching {
     /// Names are never reused: a failed preparation is forgotten, its number is not.
     private var statementsPrepared = 0
     /// Statements sent in pipeline mode whose results are not read yet, in order; `prepares`
-    /// marks a statement's preparation (forgotten again if it fails).
-    private var pipelined: [(sql: String, prepares: Bool)] = []
+    /// marks a statement's preparation (forgotten again if it fails), `number` the statement it
+    /// is or prepares.
+    private var pipelined: [(sql: String, prepares: Bool, number: Int)] = []
+    private(set) var statementsSent = 0
+    private(set) var firstFailure: StatementFailure?
+
+    func clearFailure() { firstFailure = nil }
+
+    func discardPending() { _ = try? sync() }
+
+    /// Takes the next statement number.
+    private func nextStatement() -> Int {
+        defer { statementsSent += 1 }
+        return statementsSent
+    }
+
+    /// Runs `body`, remembering its error as statement `number`'s when it is the first.
+    private func numbered<Result>(_ number: Int, _ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            noteFailure(of: number, error)
+            throw error
+        }
+    }
+
+    private func noteFailure(of statement: Int, _ error: DatabaseError) {
+        if firstFailure == nil { firstFailure = StatementFailure(statement: statement, error: error) }
+    }
 
     private enum TypeOID {
         static let int8: Oid = 20
@@ -105,9 +132,11 @@ final class PostgresConnection: SQLConnection, CounterCaching {
 
     func executeScript(_ sql: String) throws {
         try sync()
-        let result = PQexec(try connection(for: sql), sql)
-        defer { PQclear(result) }
-        try check(result, sql: sql)
+        try numbered(nextStatement()) {
+            let result = PQexec(try connection(for: sql), sql)
+            defer { PQclear(result) }
+            try check(result, sql: sql)
+        }
     }
 
     @discardableResult
@@ -176,18 +205,20 @@ final class PostgresConnection: SQLConnection, CounterCaching {
             try send(sql, binds)
             return try sync(keeping: 1).first
         }
-        let conn = try connection(for: sql)
-        let name = try preparedName(sql, on: conn)
-        let result = Self.withParameters(binds) { count, values, lengths, formats in
-            PQexecPrepared(conn, name, count, values, lengths, formats, 0)
+        return try numbered(nextStatement()) {
+            let conn = try connection(for: sql)
+            let name = try preparedName(sql, on: conn)
+            let result = Self.withParameters(binds) { count, values, lengths, formats in
+                PQexecPrepared(conn, name, count, values, lengths, formats, 0)
+            }
+            do {
+                try check(result, sql: sql)
+            } catch {
+                PQclear(result)
+                throw error
+            }
+            return result
         }
-        do {
-            try check(result, sql: sql)
-        } catch {
-            PQclear(result)
-            throw error
-        }
-        return result
     }
 
     func executeDeferred(_ sql: String, _ binds: [SQLValue]) throws {
@@ -199,9 +230,12 @@ final class PostgresConnection: SQLConnection, CounterCaching {
     /// Queues `sql` in pipeline mode without waiting for its result (preparing it first, also
     /// pipelined, when this connection has not seen it).
     private func send(_ sql: String, _ binds: [SQLValue]) throws {
-        let conn = try connection(for: sql)
+        let number = nextStatement()
+        let conn = try numbered(number) { try connection(for: sql) }
         if pipelined.isEmpty, PQenterPipelineMode(conn) != 1 {
-            throw DatabaseError(.connection, "cannot enter pipeline mode: \(Self.trimmed(PQerrorMessage(conn)))", sql: sql)
+            let error = DatabaseError(.connection, "cannot enter pipeline mode: \(Self.trimmed(PQerrorMessage(conn)))", sql: sql)
+            noteFailure(of: number, error)
+            throw error
         }
         let name: String
         if let known = statementNames[sql] {
@@ -209,16 +243,22 @@ final class PostgresConnection: SQLConnection, CounterCaching {
         } else {
             name = Self.statementName(&statementsPrepared)
             guard PQsendPrepare(conn, name, sql, 0, nil) == 1 else {
-                throw DatabaseError(.connection, Self.trimmed(PQerrorMessage(conn)), sql: sql)
+                let error = DatabaseError(.connection, Self.trimmed(PQerrorMessage(conn)), sql: sql)
+                noteFailure(of: number, error)
+                throw error
             }
             statementNames[sql] = name
-            pipelined.append((sql, true))
+            pipelined.append((sql, true, number))
         }
         let sent = Self.withParameters(binds) { count, values, lengths, formats in
             PQsendQueryPrepared(conn, name, count, values, lengths, formats, 0)
         }
-        guard sent == 1 else { throw DatabaseError(.connection, Self.trimmed(PQerrorMessage(conn)), sql: sql) }
-        pipelined.append((sql, false))
+        guard sent == 1 else {
+            let error = DatabaseError(.connection, Self.trimmed(PQerrorMessage(conn)), sql: sql)
+            noteFailure(of: number, error)
+            throw error
+        }
+        pipelined.append((sql, false, number))
     }
 
     /// Ends the pipeline: a sync, every queued result read, pipeline mode left. Throws the first
@@ -235,7 +275,9 @@ final class PostgresConnection: SQLConnection, CounterCaching {
         pipelined = []
         let keptPositions = Set(statements.indices.filter { !statements[$0].prepares }.suffix(kept))
         guard PQpipelineSync(conn) == 1 else {
-            throw DatabaseError(.connection, "pipeline sync failed: \(Self.trimmed(PQerrorMessage(conn)))")
+            let error = DatabaseError(.connection, "pipeline sync failed: \(Self.trimmed(PQerrorMessage(conn)))")
+            noteFailure(of: statements[0].number, error)
+            throw error
         }
         var failure: DatabaseError?
         var keptResults: [OpaquePointer] = []
@@ -247,7 +289,9 @@ final class PostgresConnection: SQLConnection, CounterCaching {
                 // connection broke before the sync came back.
                 emptyReads += 1
                 if emptyReads > statements.count + 1 {
-                    failure = failure ?? DatabaseError(.connection, "lost the PostgreSQL connection: \(Self.trimmed(PQerrorMessage(conn)))")
+                    let lost = DatabaseError(.connection, "lost the PostgreSQL connection: \(Self.trimmed(PQerrorMessage(conn)))")
+                    noteFailure(of: statements[min(index, statements.count - 1)].number, lost)
+                    failure = failure ?? lost
                     break
                 }
                 continue
@@ -258,7 +302,7 @@ final class PostgresConnection: SQLConnection, CounterCaching {
                 break
             }
             let position = index
-            let statement = index < statements.count ? statements[index] : (sql: "", prepares: false)
+            let statement = index < statements.count ? statements[index] : (sql: "", prepares: false, number: statementsSent)
             index += 1
             if status == PGRES_PIPELINE_ABORTED {
                 if statement.prepares { statementNames[statement.sql] = nil }
@@ -269,6 +313,7 @@ final class PostgresConnection: SQLConnection, CounterCaching {
                 try check(result, sql: statement.sql)
             } catch let error as DatabaseError {
                 if statement.prepares { statementNames[statement.sql] = nil }
+                noteFailure(of: statement.number, error)
                 failure = failure ?? error
                 PQclear(result)
                 continue
