@@ -68,6 +68,29 @@ struct PostgresReconnectTests {
         }
     }
 
+    @Test(
+        "the writer keeps generic plans with sequential scans priced out, readers plan each execution; a new session gets them again",
+        .enabled(if: TestBackend.postgresURL != nil)
+    )
+    func sessionSettingsByRole() async throws {
+        try await withDatabase(on: .postgres) { database in
+            guard case .postgres(let uri) = database.url else { return }
+            let show = "SELECT current_setting('plan_cache_mode') AS plans, current_setting('enable_seqscan') AS seqscan"
+            @Sendable func settings(_ connection: any SQLConnection) throws -> [String] {
+                guard let row = try connection.queryFirst(SQL(stringLiteral: show)) else { return [] }
+                return [try row.text("plans"), try row.text("seqscan")]
+            }
+            #expect(try await database.withWriterConnection { try settings($0) } == ["auto", "off"])
+            for _ in 0..<3 { #expect(try await database.read { try settings($0) } == ["force_custom_plan", "on"]) }
+            let again = try await database.withWriterConnection { connection in
+                try Self.terminate(connection, through: uri)
+                _ = try? connection.query(SQL(stringLiteral: show))  // fails: the session is gone
+                return try settings(connection)
+            }
+            #expect(again == ["auto", "off"])
+        }
+    }
+
     @Test("only a lost or closed database is unavailable; a failed statement stays the hub's own failure")
     func unavailableKinds() {
         #expect(DatabaseUnavailable(DatabaseError(.connection, "gone")) != nil)

@@ -31,6 +31,7 @@ public final class Database: Sendable {
     ///   - readerCount: reader connections besides the writer.
     public static func open(_ url: DatabaseURL, readerCount: Int = 2) async throws -> Database {
         let open: @Sendable () throws -> any SQLConnection
+        let openWriter: @Sendable () throws -> any SQLConnection
         switch url {
         case .sqlite(let path):
             let folder = (path as NSString).deletingLastPathComponent
@@ -42,10 +43,12 @@ public final class Database: Sendable {
                 }
             }
             open = { try SQLiteConnection(path: path) }
+            openWriter = open
         case .postgres(let uri):
-            open = { try PostgresConnection(url: uri) }
+            open = { try PostgresConnection(url: uri, role: .reader) }
+            openWriter = { try PostgresConnection(url: uri, role: .writer) }
         }
-        let writer = try await DatabaseWorker(open: open)
+        let writer = try await DatabaseWorker(open: openWriter)
         var readers: [DatabaseWorker] = []
         do {
             for _ in 0..<max(1, readerCount) { readers.append(try await DatabaseWorker(open: open)) }

@@ -50,7 +50,36 @@ final class PostgresConnection: SQLConnection, CounterCaching, StatementNumberin
         static let bytea: Oid = 17
     }
 
-    init(url: String) throws {
+    /// Which of the hub's connections this is: its session settings differ (``Role/settings``).
+    enum Role {
+        case writer, reader
+
+        /// Set on every (re)connection. Prepared statements and their plans: the hub prepares
+        /// each statement once per connection. After five executions PostgreSQL may keep a
+        /// generic plan, made without the values; one made while a table was nearly empty (a new
+        /// hub, an event's first minutes) kept a lookup by primary key `IN ($1, $2)` a sequential
+        /// scan as the table grew, until autovacuum analysed it: 80% of the database's time in
+        /// `make bench-ble-sessions`.
+        /// - A reader plans each execution with its values (`force_custom_plan`): it runs the
+        ///   listings and searches, whose best plan depends on the values.
+        /// - The writer runs the same few statements by key thousands of times a second, and
+        ///   planning each execution was a third of its backend's CPU (`perf`, BLE session steps).
+        ///   It keeps generic plans with sequential scans priced out (`enable_seqscan = off`), so
+        ///   a plan made on an empty table still uses the index; a statement with no index to
+        ///   use scans as before.
+        var settings: String {
+            let common = "SET client_min_messages = warning; SET TIME ZONE 'UTC'; "
+            switch self {
+            case .writer: return common + "SET plan_cache_mode = auto; SET enable_seqscan = off;"
+            case .reader: return common + "SET plan_cache_mode = force_custom_plan;"
+            }
+        }
+    }
+
+    private let sessionSettings: String
+
+    init(url: String, role: Role = .reader) throws {
+        sessionSettings = role.settings
         guard let conn = PQconnectdb(url) else {
             throw DatabaseError(.connection, "libpq could not allocate a connection")
         }
@@ -62,16 +91,8 @@ final class PostgresConnection: SQLConnection, CounterCaching, StatementNumberin
         // Notices ("relation already exists, skipping") are not errors; keep them off stderr.
         PQsetNoticeProcessor(conn, { _, _ in }, nil)
         handle = conn
-        try executeScript(Self.sessionSettings)
+        try executeScript(sessionSettings)
     }
-
-    /// Set on every (re)connection. `force_custom_plan`: the hub's statements are prepared once
-    /// per connection, and PostgreSQL keeps a prepared statement's generic plan; planned while a
-    /// table was nearly empty (a new hub, an event's first minutes), a lookup by primary key
-    /// `IN ($1, $2)` stayed a sequential scan as the table grew until autovacuum analysed it —
-    /// 80% of the database's time in `make bench-ble-sessions`. Planning each execution with its
-    /// values costs microseconds and doubled that benchmark's throughput (and single transfers').
-    private static let sessionSettings = "SET client_min_messages = warning; SET TIME ZONE 'UTC'; SET plan_cache_mode = force_custom_plan;"
 
     deinit { PQfinish(handle) }
 
@@ -107,9 +128,9 @@ final class PostgresConnection: SQLConnection, CounterCaching, StatementNumberin
         // A pipeline the old session broke in must not outlive it (the new one is idle).
         if PQpipelineStatus(handle) != PQ_PIPELINE_OFF { _ = PQexitPipelineMode(handle) }
         // A new session: its settings are gone with the old one.
-        let settings = PQexec(handle, Self.sessionSettings)
+        let settings = PQexec(handle, sessionSettings)
         defer { PQclear(settings) }
-        try check(settings, sql: Self.sessionSettings)
+        try check(settings, sql: sessionSettings)
         return handle
     }
 
