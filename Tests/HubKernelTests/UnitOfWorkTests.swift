@@ -76,108 +76,6 @@ struct UnitOfWorkTests {
         }
     }
 
-    @Test(
-        "a unit whose deferred write fails after the next unit began fails alone; the units after it run again and commit once",
-        arguments: TestBackend.enabled
-    )
-    func deferredFailureRunsLaterUnitsAgain(backend: TestBackend) async throws {
-        try await withLedger(on: backend) { ledger in
-            try await Self.makeTable(ledger)
-            _ = try await ledger.write(as: .tipjar) { try $0.connection.execute("INSERT INTO tipjar_notes (name) VALUES ('taken')") }
-            let usd = try await ledger.makeAsset("USD")
-            let alice = try await ledger.makeWallet(usd)
-            let bob = try await ledger.makeWallet(usd)
-            try await ledger.mint(1_000, of: usd, to: alice)
-            let log = RunLog()
-            let claim = IdempotencyClaim(
-                scope: "user:bob",
-                key: "b",
-                requestHash: [2],
-                clock: ledger.clock,
-                retention: .seconds(3600),
-                replyForError: { _ in nil }
-            )
-            // The writer is held by a first unit until the four below are queued: they then run
-            // as one group, in order.
-            let held = Task {
-                try await ledger.write(as: .tipjar) { _ in
-                    // On the writer's own thread, not Swift's pool: waiting here blocks no task.
-                    while !log.gate.load(ordering: .acquiring) { usleep(1_000) }
-                }
-            }
-            try await Task.sleep(for: .milliseconds(50))
-            // Queued in this order, a little apart.
-            func queue<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) async throws -> Task<Value, any Error> {
-                let task = Task { try await body() }
-                try await Task.sleep(for: .milliseconds(50))
-                return task
-            }
-            // a1, a2: their last write collides, and is not waited for on PostgreSQL.
-            @Sendable func collide(_ name: String) async throws {
-                try await ledger.write(as: .tipjar) { unit in
-                    log.ran(name)
-                    try unit.connection.executeDeferred("INSERT INTO tipjar_notes (name) VALUES ('taken')")
-                }
-            }
-            let a1 = try await queue { try await collide("a1") }
-            // c: meets a1's error on its read and goes on as if nothing had failed.
-            let c = try await queue {
-                try await ledger.write(as: .tipjar) { unit in
-                    log.ran("c")
-                    _ = try? unit.connection.query("SELECT count(*) AS n FROM tipjar_notes")
-                    try? unit.connection.executeDeferred("INSERT INTO tipjar_notes (name) VALUES ('c')")
-                }
-            }
-            let a2 = try await queue { try await collide("a2") }
-            // b: answers its request, keeping its Idempotency-Key; recording the key is its first
-            // round trip, where a2's error surfaces after b took the claim.
-            let b = try await queue {
-                try await IdempotencyClaim.$current.withValue(claim) {
-                    try await ledger.respond(as: .tipjar) { unit in
-                        log.ran("b")
-                        try unit.connection.executeDeferred("INSERT INTO tipjar_notes (name) VALUES ('b')")
-                        return HTTPReply(status: 201, contentType: "text/plain", location: nil, body: Array("b".utf8))
-                    }
-                }
-            }
-            let d = try await queue {
-                try await ledger.write(as: .tipjar) { unit in
-                    log.ran("d")
-                    _ = try unit.submit(
-                        TransferRequest(id: .timeOrdered(), action: .post(debit: alice.id, credit: bob.id, amount: 7, asset: usd.code))
-                    )
-                    try unit.connection.execute("INSERT INTO tipjar_notes (name) VALUES ('d')")
-                }
-            }
-            try await Task.sleep(for: .milliseconds(50))
-            log.gate.store(true, ordering: .releasing)
-            try await held.value
-            await #expect(throws: DatabaseError.self) { try await a1.value }
-            await #expect(throws: DatabaseError.self) { try await a2.value }
-            _ = try await b.value
-            _ = try await c.value
-            _ = try await d.value
-            #expect(try await Self.notes(ledger) == ["b", "c", "d", "taken"])
-            #expect(try await ledger.balance(bob).available == 7)
-            // b answered in its second run on PostgreSQL, which took the claim again: the key
-            // holds its reply.
-            #expect(claim.recorded)
-            let stored = try await ledger.database.read { connection in
-                try connection.query("SELECT status FROM hub_idempotency_keys WHERE scope = 'user:bob' AND key = 'b'").map { try $0.int("status") }
-            }
-            #expect(stored == [201])
-            // On PostgreSQL each collision surfaced in the next unit's read, which ran again. On
-            // SQLite every statement runs at once, and nothing runs twice.
-            let again = backend == .postgres ? 2 : 1
-            #expect(log.runs.withLock { $0 } == ["a1": 1, "c": again, "a2": 1, "b": again, "d": 1])
-            let sequences = try await ledger.database.read { connection in
-                try connection.query("SELECT sequence FROM hub_events ORDER BY sequence").map { try $0.int("sequence") }
-            }
-            #expect(sequences == Array(1...Int64(sequences.count)))
-            try await ledger.expectVerified()
-        }
-    }
-
     @Test("a rail's unit touches only its own tables; the ledger and the log only through the unit", arguments: TestBackend.enabled)
     func railHeldToItsPrefix(backend: TestBackend) async throws {
         try await withLedger(on: backend) { ledger in
@@ -268,14 +166,6 @@ struct UnitOfWorkTests {
         #expect(SQLTableNames.tables(in: "DROP INDEX CONCURRENTLY y_i; ALTER TABLE x_t ADD COLUMN b TEXT") == ["y_i", "x_t"])
         #expect(SQLTableNames.tables(in: "CREATE VIEW y_v AS SELECT a FROM x_t; TRUNCATE TABLE y_t") == ["y_v", "x_t", "y_t", "y_t"])
     }
-}
-
-/// Which unit bodies ran how often, and a gate that holds the writer.
-private final class RunLog: Sendable {
-    let runs = Mutex([String: Int]())
-    let gate = Atomic<Bool>(false)
-
-    func ran(_ name: String) { runs.withLock { $0[name, default: 0] += 1 } }
 }
 
 extension UnitOwner {

@@ -45,17 +45,6 @@ final class IdempotencyClaim: Sendable {
 
     var isTaken: Bool { state.withLock { $0.taken } }
 
-    /// Whether the claim is taken and recorded: the writer keeps it before a unit's body and puts
-    /// it back when it rolls the unit back (the recording went with the rollback; a unit run
-    /// again must be able to take the claim again).
-    var snapshot: Snapshot { Snapshot(state: state.withLock { $0 }) }
-
-    func restore(_ snapshot: Snapshot) { state.withLock { $0 = snapshot.state } }
-
-    struct Snapshot: Sendable {
-        fileprivate let state: (taken: Bool, recorded: Bool)
-    }
-
     /// Whether a unit recorded the key (then the middleware has nothing left to store).
     var recorded: Bool { state.withLock { $0.recorded } }
 

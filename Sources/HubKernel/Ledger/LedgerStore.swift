@@ -139,12 +139,11 @@ enum LedgerStore {
         }
         transferKeys.formUnion(pendingKeys)
 
-        // The reads go in one round trip (one pipeline on PostgreSQL): the transfers, the holds'
-        // pending rows and the accounts. A hold's accounts are found by its transfer's row, in the
-        // same statement that reads the batch's other accounts; only a batch too large for one
-        // statement reads them in a second trip. Accounts are locked in one statement group,
-        // sorted: row locks are then taken in one global order, so two hubd processes cannot
-        // deadlock.
+        // The reads go in as few round trips as their dependencies allow (one pipeline each on
+        // PostgreSQL): the transfers and the holds' pending rows together, then the accounts. A
+        // batch that resolves no hold knows all its accounts up front, so they join the first
+        // trip. Accounts are locked in one statement group, sorted: row locks are then taken in
+        // one global order, so two hubd processes cannot deadlock.
         let transferReads = connection.selectInStatements(selectTransfers + " WHERE id", keys: Array(transferKeys))
         let pendingReads = connection.selectInStatements(
             selectPending + " WHERE transfer_id",
@@ -154,11 +153,8 @@ enum LedgerStore {
         let accountReads = { (keys: Set<AccountID>) in
             connection.selectInStatements(selectAccounts + " WHERE id", keys: keys.sorted(), suffix: .forUpdate(connection.dialect))
         }
-        let upFrontReads = pendingKeys.isEmpty
-            ? accountReads(accountKeys)
-            : accountsWithHolds(Array(pendingKeys), accountKeys.sorted(), on: connection).map { [$0] }
-        let accountsUpFront = upFrontReads != nil
-        let firstTrip = try connection.queries(transferReads + pendingReads + (upFrontReads ?? []))
+        let accountsUpFront = pendingKeys.isEmpty
+        let firstTrip = try connection.queries(transferReads + pendingReads + (accountsUpFront ? accountReads(accountKeys) : []))
         var results = firstTrip[...]
 
         var transfers: [TransferID: Transfer] = [:]
@@ -188,26 +184,6 @@ enum LedgerStore {
             accounts[a.id] = a
         }
         return LedgerBatch(accounts: accounts, transfers: transfers, pending: pending, lastTimestamp: lastTimestamp, now: now)
-    }
-
-    /// One statement reading and locking, sorted, the accounts of the transfers `holds` name and
-    /// the accounts `others`; `nil` when it would take too many parameters. The lists are padded
-    /// to powers of two by repeating their last key, so few statement shapes serve every count.
-    static func accountsWithHolds(_ holds: [TransferID], _ others: [AccountID], on connection: any SQLConnection) -> SQL? {
-        func padded<Key>(_ keys: [Key]) -> [Key] {
-            guard let last = keys.last else { return keys }
-            var size = 1
-            while size < keys.count { size *= 2 }
-            return keys + Array(repeating: last, count: size - keys.count)
-        }
-        let (holds, others) = (padded(holds), padded(others))
-        guard 2 * holds.count + others.count <= type(of: connection).maxParameters else { return nil }
-        var accountIDs: SQL = """
-            SELECT debit_account_id FROM ledger_transfers WHERE id IN (\(list: holds)) \
-            UNION SELECT credit_account_id FROM ledger_transfers WHERE id IN (\(list: holds))
-            """
-        if !others.isEmpty { accountIDs = accountIDs + " UNION SELECT id FROM ledger_accounts WHERE id IN (\(list: others))" }
-        return selectAccounts + " WHERE id IN (\(accountIDs)) ORDER BY id" + .forUpdate(connection.dialect)
     }
 
     /// Writes the four balances of `accounts` back. PostgreSQL gets multi-row upserts (few round

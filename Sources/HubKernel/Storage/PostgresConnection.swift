@@ -5,7 +5,7 @@ import CLibPQ
 /// Values go as parameters: text format for numbers and strings, binary format for `bytea`.
 /// Results come back in text format; integer columns are read as integers and `bytea` as bytes, by
 /// column type. Not `Sendable`: the `PGconn*` stays on the ``DatabaseWorker`` thread that opened it.
-final class PostgresConnection: SQLConnection, CounterCaching, StatementNumbering {
+final class PostgresConnection: SQLConnection, CounterCaching {
     let counters = TransactionCounters()
     let dialect = SQLDialect.postgres
     private var handle: OpaquePointer?
@@ -13,35 +13,8 @@ final class PostgresConnection: SQLConnection, CounterCaching, StatementNumberin
     /// Names are never reused: a failed preparation is forgotten, its number is not.
     private var statementsPrepared = 0
     /// Statements sent in pipeline mode whose results are not read yet, in order; `prepares`
-    /// marks a statement's preparation (forgotten again if it fails), `number` the statement it
-    /// is or prepares.
-    private var pipelined: [(sql: String, prepares: Bool, number: Int)] = []
-    private(set) var statementsSent = 0
-    private(set) var firstFailure: StatementFailure?
-
-    func clearFailure() { firstFailure = nil }
-
-    func discardPending() { _ = try? sync() }
-
-    /// Takes the next statement number.
-    private func nextStatement() -> Int {
-        defer { statementsSent += 1 }
-        return statementsSent
-    }
-
-    /// Runs `body`, remembering its error as statement `number`'s when it is the first.
-    private func numbered<Result>(_ number: Int, _ body: () throws -> Result) throws -> Result {
-        do {
-            return try body()
-        } catch let error as DatabaseError {
-            noteFailure(of: number, error)
-            throw error
-        }
-    }
-
-    private func noteFailure(of statement: Int, _ error: DatabaseError) {
-        if firstFailure == nil { firstFailure = StatementFailure(statement: statement, error: error) }
-    }
+    /// marks a statement's preparation (forgotten again if it fails).
+    private var pipelined: [(sql: String, prepares: Bool)] = []
 
     private enum TypeOID {
         static let int8: Oid = 20
@@ -153,11 +126,9 @@ final class PostgresConnection: SQLConnection, CounterCaching, StatementNumberin
 
     func executeScript(_ sql: String) throws {
         try sync()
-        try numbered(nextStatement()) {
-            let result = PQexec(try connection(for: sql), sql)
-            defer { PQclear(result) }
-            try check(result, sql: sql)
-        }
+        let result = PQexec(try connection(for: sql), sql)
+        defer { PQclear(result) }
+        try check(result, sql: sql)
     }
 
     @discardableResult
@@ -226,20 +197,18 @@ final class PostgresConnection: SQLConnection, CounterCaching, StatementNumberin
             try send(sql, binds)
             return try sync(keeping: 1).first
         }
-        return try numbered(nextStatement()) {
-            let conn = try connection(for: sql)
-            let name = try preparedName(sql, on: conn)
-            let result = Self.withParameters(binds) { count, values, lengths, formats in
-                PQexecPrepared(conn, name, count, values, lengths, formats, 0)
-            }
-            do {
-                try check(result, sql: sql)
-            } catch {
-                PQclear(result)
-                throw error
-            }
-            return result
+        let conn = try connection(for: sql)
+        let name = try preparedName(sql, on: conn)
+        let result = Self.withParameters(binds) { count, values, lengths, formats in
+            PQexecPrepared(conn, name, count, values, lengths, formats, 0)
         }
+        do {
+            try check(result, sql: sql)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        return result
     }
 
     func executeDeferred(_ sql: String, _ binds: [SQLValue]) throws {
@@ -251,12 +220,9 @@ final class PostgresConnection: SQLConnection, CounterCaching, StatementNumberin
     /// Queues `sql` in pipeline mode without waiting for its result (preparing it first, also
     /// pipelined, when this connection has not seen it).
     private func send(_ sql: String, _ binds: [SQLValue]) throws {
-        let number = nextStatement()
-        let conn = try numbered(number) { try connection(for: sql) }
+        let conn = try connection(for: sql)
         if pipelined.isEmpty, PQenterPipelineMode(conn) != 1 {
-            let error = DatabaseError(.connection, "cannot enter pipeline mode: \(Self.trimmed(PQerrorMessage(conn)))", sql: sql)
-            noteFailure(of: number, error)
-            throw error
+            throw DatabaseError(.connection, "cannot enter pipeline mode: \(Self.trimmed(PQerrorMessage(conn)))", sql: sql)
         }
         let name: String
         if let known = statementNames[sql] {
@@ -264,22 +230,16 @@ final class PostgresConnection: SQLConnection, CounterCaching, StatementNumberin
         } else {
             name = Self.statementName(&statementsPrepared)
             guard PQsendPrepare(conn, name, sql, 0, nil) == 1 else {
-                let error = DatabaseError(.connection, Self.trimmed(PQerrorMessage(conn)), sql: sql)
-                noteFailure(of: number, error)
-                throw error
+                throw DatabaseError(.connection, Self.trimmed(PQerrorMessage(conn)), sql: sql)
             }
             statementNames[sql] = name
-            pipelined.append((sql, true, number))
+            pipelined.append((sql, true))
         }
         let sent = Self.withParameters(binds) { count, values, lengths, formats in
             PQsendQueryPrepared(conn, name, count, values, lengths, formats, 0)
         }
-        guard sent == 1 else {
-            let error = DatabaseError(.connection, Self.trimmed(PQerrorMessage(conn)), sql: sql)
-            noteFailure(of: number, error)
-            throw error
-        }
-        pipelined.append((sql, false, number))
+        guard sent == 1 else { throw DatabaseError(.connection, Self.trimmed(PQerrorMessage(conn)), sql: sql) }
+        pipelined.append((sql, false))
     }
 
     /// Ends the pipeline: a sync, every queued result read, pipeline mode left. Throws the first
@@ -296,9 +256,7 @@ final class PostgresConnection: SQLConnection, CounterCaching, StatementNumberin
         pipelined = []
         let keptPositions = Set(statements.indices.filter { !statements[$0].prepares }.suffix(kept))
         guard PQpipelineSync(conn) == 1 else {
-            let error = DatabaseError(.connection, "pipeline sync failed: \(Self.trimmed(PQerrorMessage(conn)))")
-            noteFailure(of: statements[0].number, error)
-            throw error
+            throw DatabaseError(.connection, "pipeline sync failed: \(Self.trimmed(PQerrorMessage(conn)))")
         }
         var failure: DatabaseError?
         var keptResults: [OpaquePointer] = []
@@ -310,9 +268,7 @@ final class PostgresConnection: SQLConnection, CounterCaching, StatementNumberin
                 // connection broke before the sync came back.
                 emptyReads += 1
                 if emptyReads > statements.count + 1 {
-                    let lost = DatabaseError(.connection, "lost the PostgreSQL connection: \(Self.trimmed(PQerrorMessage(conn)))")
-                    noteFailure(of: statements[min(index, statements.count - 1)].number, lost)
-                    failure = failure ?? lost
+                    failure = failure ?? DatabaseError(.connection, "lost the PostgreSQL connection: \(Self.trimmed(PQerrorMessage(conn)))")
                     break
                 }
                 continue
@@ -323,7 +279,7 @@ final class PostgresConnection: SQLConnection, CounterCaching, StatementNumberin
                 break
             }
             let position = index
-            let statement = index < statements.count ? statements[index] : (sql: "", prepares: false, number: statementsSent)
+            let statement = index < statements.count ? statements[index] : (sql: "", prepares: false)
             index += 1
             if status == PGRES_PIPELINE_ABORTED {
                 if statement.prepares { statementNames[statement.sql] = nil }
@@ -334,7 +290,6 @@ final class PostgresConnection: SQLConnection, CounterCaching, StatementNumberin
                 try check(result, sql: statement.sql)
             } catch let error as DatabaseError {
                 if statement.prepares { statementNames[statement.sql] = nil }
-                noteFailure(of: statement.number, error)
                 failure = failure ?? error
                 PQclear(result)
                 continue

@@ -171,14 +171,48 @@ final class KernelWriter: Service {
                 // A lone unit needs no savepoint: its failure rolls back the transaction, which
                 // holds nothing else.
                 let isolate = jobs.count > 1 || !transferGroups.isEmpty || limit > 0 || jobs.contains { $0.recordsFailure }
-                let unitResults = try GroupUnits(
-                    jobs: jobs,
-                    isolated: isolate,
-                    connection: connection,
-                    clock: clock,
-                    now: now,
-                    maxBatchTransfers: maxTransfers
-                ).run()
+                var unitResults: [UnitJob.Outcome] = []
+                unitResults.reserveCapacity(jobs.count)
+                for (index, job) in jobs.enumerated() {
+                    let unit = UnitOfWork(
+                        connection: connection,
+                        owner: job.owner,
+                        clock: clock,
+                        now: now,
+                        maxBatchTransfers: maxTransfers,
+                        claim: job.claim
+                    )
+                    // The counters roll back with the savepoint (they are written only at the commit).
+                    let countersBefore = connection.activeCounters?.snapshot
+                    if isolate { try connection.executeDeferred(SQL.savepoint(index)) }
+                    do {
+                        try job.execute(unit)
+                        if isolate { try connection.execute(SQL.releaseSavepoint(index)) }
+                        unitResults.append(.success(unit.transferResults))
+                    } catch {
+                        guard isolate else { throw error }
+                        try connection.execute(SQL.rollbackToSavepoint(index))
+                        if let countersBefore { connection.activeCounters?.restore(countersBefore) }
+                        if job.recordsFailure, let claim = job.claim {
+                            let kernelUnit = UnitOfWork(
+                                connection: connection,
+                                owner: .kernel,
+                                clock: clock,
+                                now: now,
+                                maxBatchTransfers: maxTransfers
+                            )
+                            do {
+                                try claim.recordFailure(error, in: kernelUnit)
+                            } catch {
+                                // Remembering the failure failed too: leave nothing of either.
+                                try connection.execute(SQL.rollbackToSavepoint(index))
+                                if let countersBefore { connection.activeCounters?.restore(countersBefore) }
+                            }
+                        }
+                        try connection.execute(SQL.releaseSavepoint(index))
+                        unitResults.append(.failure(error))
+                    }
+                }
                 return (results, expired, unitResults)
             }
             let (results, expired, unitResults) = outcome
@@ -286,4 +320,11 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let writerAlreadyStarted = LedgerError(code: "ledger_writer_already_started", message: "the hub's writer service runs once")
 
     public var description: String { "\(code): \(message)" }
+}
+
+extension SQL {
+    /// Savepoint names are the unit's position in its group: digits the kernel chose, not values.
+    static func savepoint(_ index: Int) -> SQL { SQL(parts: [.text("SAVEPOINT unit_\(index)")]) }
+    static func releaseSavepoint(_ index: Int) -> SQL { SQL(parts: [.text("RELEASE SAVEPOINT unit_\(index)")]) }
+    static func rollbackToSavepoint(_ index: Int) -> SQL { SQL(parts: [.text("ROLLBACK TO SAVEPOINT unit_\(index)")]) }
 }

@@ -9,10 +9,6 @@ import Foundation
 /// gets the error, while the other units of the group commit. The event bus is nudged after the
 /// commit, so nobody has to remember to.
 ///
-/// A body may run more than once: when a unit before it in the group fails at its end, the units
-/// after that one are rolled back with it and run again (``GroupUnits``). A body therefore acts
-/// only through its unit and returns what it found; it keeps no state of its own outside it.
-///
 /// A rail's unit reaches the database only through ``connection``, which refuses any statement
 /// naming a table outside the rail's prefix (`ble_sessions_…`): the ledger's and the event log's
 /// tables change only through ``submit(_:)``, ``createAccounts(_:)`` and ``emit(_:subject:data:)``,
