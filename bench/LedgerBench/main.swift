@@ -52,6 +52,11 @@ for run in 1...options.runs {
             }
             if wanted("hub-single-1-") { measured.append(try await work.concurrentSingles(total: options.count(1_000), callers: 1)) }
             if wanted("hub-single-64") { measured.append(try await work.concurrentSingles(total: options.count(25_600), callers: 64)) }
+            if wanted("hub-rail-units-64") {
+                let rail = RailUnits(work: work)
+                try await rail.createTables()
+                measured.append(try await rail.run(total: options.count(19_200), callers: 64))
+            }
             if wanted("hub-batches-100-16") {
                 measured.append(try await work.concurrent(total: options.count(backend == "sqlite" ? 200_000 : 100_000), callers: 16, batchSize: 100))
             }
@@ -86,6 +91,9 @@ print("")
 for backend in options.backends {
     if let hub = rate(backend, "hub-batched-8000-random-ids"), let base = rate(backend, "baseline-batched-8000") {
         print(String(format: "%@: batched ledger / hand-written loop = %.2f", backend as NSString, hub / base))
+    }
+    if let units = rate(backend, "hub-rail-units-64-callers"), let single = rate(backend, "hub-single-64-callers") {
+        print(String(format: "%@: rail-shaped units / single transfers, 64 callers each = %.2f", backend as NSString, units / single))
     }
     if let many = rate(backend, "hub-single-64-callers"), let one = rate(backend, "hub-single-1-callers") {
         print(String(format: "%@: 64 concurrent callers / 1 caller = %.1fx (group commit)", backend as NSString, many / one))

@@ -1,0 +1,85 @@
+/// What one write transaction keeps in memory and writes once, just before its commit: the
+/// counters (`hub_counters`: the event sequence, the ledger's last timestamp) and the rows of the
+/// events it appends.
+///
+/// Every unit of a group-committed transaction appends events and most submit transfers. Each
+/// read and wrote both counters (four statements on one hot row), and each inserted its events
+/// and queued a notification of its own (two more): a group now writes its counters, its events
+/// and one notification once, in multi-row statements. Values stay exact: the writer snapshots
+/// the state before each unit's savepoint and restores the snapshot when it rolls the unit back,
+/// so a failed unit leaves no gap in the sequence, no reused number and none of its events.
+///
+/// Events appended in a transaction are therefore not in `hub_events` until its end: nothing
+/// reads the log back in the transaction that appends to it (readers see committed events only).
+final class TransactionState {
+    struct Snapshot {
+        fileprivate var counters: [String: CounterEntry]
+        fileprivate var eventCount: Int
+    }
+
+    fileprivate struct CounterEntry {
+        var value: Int64
+        var dirty: Bool
+    }
+
+    private(set) var isActive = false
+    private var counters: [String: CounterEntry] = [:]
+    /// Rows for `hub_events`, in sequence order, in ``EventLog/columns`` order.
+    private var eventRows: [[SQLValue]] = []
+
+    func begin() {
+        isActive = true
+        counters = [:]
+        eventRows = []
+    }
+
+    func end() {
+        isActive = false
+        counters = [:]
+        eventRows = []
+    }
+
+    func cached(_ name: String) -> Int64? { counters[name]?.value }
+
+    func remember(_ name: String, _ value: Int64, dirty: Bool) {
+        counters[name] = CounterEntry(value: value, dirty: dirty || counters[name]?.dirty == true)
+    }
+
+    /// Keeps event rows for the insert before the commit.
+    func appendEvents(_ rows: [[SQLValue]]) {
+        eventRows.append(contentsOf: rows)
+    }
+
+    var snapshot: Snapshot { Snapshot(counters: counters, eventCount: eventRows.count) }
+
+    func restore(_ snapshot: Snapshot) {
+        counters = snapshot.counters
+        eventRows.removeLast(eventRows.count - snapshot.eventCount)
+    }
+
+    /// Inserts the events and writes every changed counter back; called once, just before the
+    /// commit. On PostgreSQL one notification tells the other instances there are new events
+    /// (``ClusterSignals``): it is delivered only if the transaction commits.
+    func flush(on connection: any SQLConnection) throws {
+        try connection.insertMany(into: "hub_events", columns: EventLog.columns, rows: eventRows)
+        for (name, entry) in counters where entry.dirty {
+            try connection.executeDeferred("UPDATE hub_counters SET value = \(entry.value) WHERE name = \(name)")
+        }
+        if !eventRows.isEmpty && connection.dialect == .postgres {
+            try connection.executeDeferred(ClusterSignals.notification(.events))
+        }
+    }
+}
+
+/// A connection that keeps a ``TransactionState`` for the write transaction it runs.
+protocol TransactionStateHolding {
+    var transactionState: TransactionState { get }
+}
+
+extension SQLConnection {
+    /// The connection's transaction state while a write transaction is open on it; `nil` otherwise.
+    var activeTransaction: TransactionState? {
+        guard let holding = self as? any TransactionStateHolding, holding.transactionState.isActive else { return nil }
+        return holding.transactionState
+    }
+}
