@@ -59,19 +59,25 @@ struct UnitOfWorkTests {
             #expect(committed.count == 60 - 19 - 1)
             #expect(try await Self.notes(ledger).count == committed.count)
             #expect(try await ledger.balance(bob).available == UInt128(committed.count))
-            // The counters, kept in memory through the group and restored with each rolled-back
-            // unit's savepoint: the log's sequences have no gap and no reuse, the counter ends at
-            // the last, and transfer timestamps strictly increase.
-            let (sequences, counter, timestamps) = try await ledger.database.read { connection in
+            // The counters and the events, kept in memory through the group and restored with
+            // each rolled-back unit's savepoint: the log's sequences have no gap and no reuse, the
+            // counter ends at the last, transfer timestamps strictly increase, and the log holds
+            // an event for each committed transfer and none for a rolled-back one.
+            let (sequences, counter, timestamps, transfers, announced) = try await ledger.database.read { connection in
                 (
                     try connection.query("SELECT sequence FROM hub_events ORDER BY sequence").map { try $0.int("sequence") },
                     try Counters.peek(.eventSequence, on: connection),
-                    try connection.query("SELECT timestamp FROM ledger_transfers ORDER BY timestamp").map { try $0.int("timestamp") }
+                    try connection.query("SELECT timestamp FROM ledger_transfers ORDER BY timestamp").map { try $0.int("timestamp") },
+                    try connection.query("SELECT id FROM ledger_transfers").map { (try $0.decode("id") as TransferID).description }.sorted(),
+                    try connection.query("SELECT subject FROM hub_events WHERE type = 'ledger.transfer.posted'")
+                        .map { try $0.text("subject") }.sorted()
                 )
             }
             #expect(sequences == Array(1...Int64(sequences.count)))
             #expect(counter == Int64(sequences.count))
             #expect(Set(timestamps).count == timestamps.count)
+            #expect(transfers.count == committed.count + 1)
+            #expect(announced == transfers)
             try await ledger.expectVerified()
         }
     }

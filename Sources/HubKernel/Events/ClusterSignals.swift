@@ -13,8 +13,8 @@ import Synchronization
 /// database: hubs kept in different schemas of one database do not wake each other.
 ///
 /// A notification sent inside a transaction is delivered at its commit, in commit order, and
-/// never for a transaction that rolls back; ``EventLog/append(_:on:)`` sends one with every
-/// append, so no writer has to remember. The listener keeps one connection of its own on a thread
+/// never for a transaction that rolls back; a write transaction that appended events sends one
+/// just before its commit (``TransactionState``), so no writer has to remember. The listener keeps one connection of its own on a thread
 /// of its own (waiting on a socket is blocking I/O, kept off Swift's cooperative pool). After a
 /// reconnection it reports both signals once: what it missed while away is then read from the
 /// database like anything else.

@@ -55,8 +55,13 @@ public enum EventLog {
                 .text(event.data),
             ])
         }
-        try connection.insertMany(into: "hub_events", columns: columns, rows: rows)
         try Counters.write(.eventSequence, sequence, on: connection)
+        if let transaction = connection.activeTransaction {
+            // Inserted with the rest of the transaction's events just before its commit.
+            transaction.appendEvents(rows)
+            return sequence
+        }
+        try connection.insertMany(into: "hub_events", columns: columns, rows: rows)
         // Other instances on the same PostgreSQL wake when this commits (ClusterSignals).
         if connection.dialect == .postgres { try connection.executeDeferred(ClusterSignals.notification(.events)) }
         return sequence
@@ -77,10 +82,10 @@ enum Counters {
     }
 
     static func read(_ name: Name, on connection: any SQLConnection) throws -> Int64 {
-        let counters = connection.activeCounters
-        if let counters {
-            if counters.cached(name.rawValue) == nil { try lockAll(on: connection) }
-            guard let value = counters.cached(name.rawValue) else {
+        let transaction = connection.activeTransaction
+        if let transaction {
+            if transaction.cached(name.rawValue) == nil { try lockAll(on: connection) }
+            guard let value = transaction.cached(name.rawValue) else {
                 throw DatabaseError(.query, "counter '\(name.rawValue)' is missing: the kernel migrations have not run")
             }
             return value
@@ -91,7 +96,7 @@ enum Counters {
             throw DatabaseError(.query, "counter '\(name.rawValue)' is missing: the kernel migrations have not run")
         }
         let value = try row.int("value")
-        counters?.remember(name.rawValue, value, dirty: false)
+        transaction?.remember(name.rawValue, value, dirty: false)
         return value
     }
 
@@ -101,25 +106,25 @@ enum Counters {
     /// timestamp (seen in the several-instances test). The kernel's writer calls this first in
     /// each group, so the whole hub locks counters before ledger accounts.
     static func lockAll(on connection: any SQLConnection) throws {
-        guard let counters = connection.activeCounters else { return }
+        guard let transaction = connection.activeTransaction else { return }
         for row in try connection.query("SELECT name, value FROM hub_counters ORDER BY name" + .forUpdate(connection.dialect)) {
             let name = try row.text("name")
-            if counters.cached(name) == nil { counters.remember(name, try row.int("value"), dirty: false) }
+            if transaction.cached(name) == nil { transaction.remember(name, try row.int("value"), dirty: false) }
         }
     }
 
     /// The value as this transaction sees it, without the row lock appenders take (so it works in
     /// read-only transactions too); 0 before the migrations made the row.
     static func peek(_ name: Name, on connection: any SQLConnection) throws -> Int64 {
-        if let value = connection.activeCounters?.cached(name.rawValue) { return value }
+        if let value = connection.activeTransaction?.cached(name.rawValue) { return value }
         return try connection.queryFirst("SELECT value FROM hub_counters WHERE name = \(name.rawValue)")?.int("value") ?? 0
     }
 
     /// Inside a write transaction the value is written back at its commit
-    /// (``TransactionCounters``); outside one, at once.
+    /// (``TransactionState``); outside one, at once.
     static func write(_ name: Name, _ value: Int64, on connection: any SQLConnection) throws {
-        if let counters = connection.activeCounters {
-            counters.remember(name.rawValue, value, dirty: true)
+        if let transaction = connection.activeTransaction {
+            transaction.remember(name.rawValue, value, dirty: true)
         } else {
             try connection.execute("UPDATE hub_counters SET value = \(value) WHERE name = \(name.rawValue)")
         }

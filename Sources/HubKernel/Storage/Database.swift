@@ -70,12 +70,12 @@ public final class Database: Sendable {
     /// A write transaction on `connection`, which must be the writer's (on its thread): what
     /// ``write(_:)`` runs, for callers already there (the kernel's writer draining its queue).
     static func writeTransaction<Result>(on connection: any SQLConnection, _ body: (any SQLConnection) throws -> Result) throws -> Result {
-        let counters = (connection as? any CounterCaching)?.counters
-        counters?.begin()
-        defer { counters?.end() }
+        let transaction = (connection as? any TransactionStateHolding)?.transactionState
+        transaction?.begin()
+        defer { transaction?.end() }
         return try inTransaction(connection, begin: connection.dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN") { connection in
             let result = try body(connection)
-            try counters?.flush(on: connection)
+            try transaction?.flush(on: connection)
             return result
         }
     }

@@ -5,8 +5,8 @@ import CLibPQ
 /// Values go as parameters: text format for numbers and strings, binary format for `bytea`.
 /// Results come back in text format; integer columns are read as integers and `bytea` as bytes, by
 /// column type. Not `Sendable`: the `PGconn*` stays on the ``DatabaseWorker`` thread that opened it.
-final class PostgresConnection: SQLConnection, CounterCaching {
-    let counters = TransactionCounters()
+final class PostgresConnection: SQLConnection, TransactionStateHolding {
+    let transactionState = TransactionState()
     let dialect = SQLDialect.postgres
     private var handle: OpaquePointer?
     private var statementNames: [String: String] = [:]

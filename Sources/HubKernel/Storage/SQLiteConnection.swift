@@ -4,9 +4,9 @@ import CSQLite
 ///
 /// Owns its `sqlite3*` and its prepared statements; not `Sendable`, so the handle cannot escape the
 /// ``DatabaseWorker`` thread that opened it.
-final class SQLiteConnection: SQLConnection, CounterCaching {
+final class SQLiteConnection: SQLConnection, TransactionStateHolding {
     let dialect = SQLDialect.sqlite
-    let counters = TransactionCounters()
+    let transactionState = TransactionState()
     private var handle: OpaquePointer?
     private var statements: [String: PreparedStatement] = [:]
 

@@ -182,8 +182,8 @@ final class KernelWriter: Service {
                         maxBatchTransfers: maxTransfers,
                         claim: job.claim
                     )
-                    // The counters roll back with the savepoint (they are written only at the commit).
-                    let countersBefore = connection.activeCounters?.snapshot
+                    // The counters and events roll back with the savepoint (they are written only at the commit).
+                    let stateBefore = connection.activeTransaction?.snapshot
                     if isolate { try connection.executeDeferred(SQL.savepoint(index)) }
                     do {
                         try job.execute(unit)
@@ -192,7 +192,7 @@ final class KernelWriter: Service {
                     } catch {
                         guard isolate else { throw error }
                         try connection.execute(SQL.rollbackToSavepoint(index))
-                        if let countersBefore { connection.activeCounters?.restore(countersBefore) }
+                        if let stateBefore { connection.activeTransaction?.restore(stateBefore) }
                         if job.recordsFailure, let claim = job.claim {
                             let kernelUnit = UnitOfWork(
                                 connection: connection,
@@ -206,7 +206,7 @@ final class KernelWriter: Service {
                             } catch {
                                 // Remembering the failure failed too: leave nothing of either.
                                 try connection.execute(SQL.rollbackToSavepoint(index))
-                                if let countersBefore { connection.activeCounters?.restore(countersBefore) }
+                                if let stateBefore { connection.activeTransaction?.restore(stateBefore) }
                             }
                         }
                         try connection.execute(SQL.releaseSavepoint(index))

@@ -7,7 +7,7 @@ import Synchronization
 /// is read): every name after `FROM`, `JOIN`, `INTO`, `UPDATE` or `TABLE` must start with the
 /// prefix or be a common table expression the statement defines. Texts that passed are
 /// remembered, so a statement is parsed once per process.
-final class PrefixedConnection: SQLConnection, CounterCaching {
+final class PrefixedConnection: SQLConnection, TransactionStateHolding {
     private let base: any SQLConnection
     private let prefix: String
     /// Tables outside the prefix this connection may still name (a plugin migration's declared
@@ -23,8 +23,8 @@ final class PrefixedConnection: SQLConnection, CounterCaching {
 
     var dialect: SQLDialect { base.dialect }
 
-    /// The base connection's: a rail's unit shares its transaction's counters.
-    var counters: TransactionCounters { (base as? any CounterCaching)?.counters ?? TransactionCounters() }
+    /// The base connection's: a rail's unit shares its transaction's counters and events.
+    var transactionState: TransactionState { (base as? any TransactionStateHolding)?.transactionState ?? TransactionState() }
 
     func execute(_ sql: String, _ binds: [SQLValue]) throws -> Int {
         try check(sql)
