@@ -82,6 +82,104 @@ struct UnitOfWorkTests {
         }
     }
 
+    @Test("units of one group share the ledger's rows until the commit; a kernel unit reads them written back", arguments: TestBackend.enabled)
+    func groupSharesLedgerRows(backend: TestBackend) async throws {
+        struct Refused: Error {}
+        try await withLedger(on: backend) { ledger in
+            let usd = try await ledger.makeAsset("USD")
+            let alice = try await ledger.makeWallet(usd)
+            let bob = try await ledger.makeWallet(usd)
+            try await ledger.mint(100, of: usd, to: alice)
+            let hold = TransferID.random()
+            let post = { @Sendable (amount: UInt128) in
+                TransferRequest(id: .random(), action: .post(debit: alice.id, credit: bob.id, amount: amount, asset: usd.code))
+            }
+            // One unit holds the writer while five queue behind it, in order: those five then
+            // run as one group, in one database transaction.
+            let writer = ledger.writer
+            let started = Atomic<Bool>(false)
+            let gate = DispatchSemaphore(value: 0)
+            let statisticsBefore = ledger.writerStatistics
+            let holding = Task {
+                try await ledger.write(as: .tipjar) { _ in
+                    started.store(true, ordering: .sequentiallyConsistent)
+                    gate.wait()
+                }
+            }
+            while !started.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(2)) }
+            func queue<Seen: Sendable>(as owner: UnitOwner, _ body: @escaping @Sendable (UnitOfWork) throws -> Seen) async throws -> Task<
+                Seen, any Error
+            > {
+                let waiting = writer.queuedCount
+                let task = Task { try await ledger.write(as: owner, body) }
+                while writer.queuedCount == waiting { try await Task.sleep(for: .milliseconds(2)) }
+                return task
+            }
+            // 1. Holds 30.
+            let holds = try await queue(as: .tipjar) { unit in
+                try unit.submit(
+                    TransferRequest(id: hold, action: .hold(debit: alice.id, credit: bob.id, amount: 30, asset: usd.code, timeoutSeconds: 60))
+                ).transfer != nil
+            }
+            // 2. Sees the hold, not yet written to the tables, and posts it.
+            let posts = try await queue(as: .tipjar) { unit in
+                (
+                    try unit.pendingStatus(hold)?.state,
+                    try unit.transfer(hold)?.amount,
+                    try unit.accounts([bob.id, alice.id, alice.id]).map { [$0.id.description: $0.debitsPending] },
+                    try unit.submit(TransferRequest(id: .random(), action: .postPending(pendingID: hold, amount: nil))).transfer != nil
+                )
+            }
+            // 3. Moves 5, then fails: rolled back with its savepoint.
+            let fails = try await queue(as: .tipjar) { unit in
+                _ = try unit.submit(post(5))
+                throw Refused()
+            }
+            // 4. A kernel unit reads the tables directly: the hold posted, the 5 never moved.
+            let reads = try await queue(as: .kernel) { unit in
+                let account = try unit.connection.queryFirst(
+                    "SELECT debits_posted, debits_pending FROM ledger_accounts WHERE id = \(alice.id)"
+                )
+                let state = try unit.connection.queryFirst("SELECT state FROM ledger_pending WHERE transfer_id = \(hold)")
+                let transfers = try unit.connection.queryFirst("SELECT count(*) AS n FROM ledger_transfers")
+                let moved = try unit.submit(post(1)).transfer != nil
+                return (
+                    try account?.uint128("debits_posted"), try account?.uint128("debits_pending"), try state?.text("state"),
+                    try transfers?.int("n"), moved
+                )
+            }
+            // 5. After the kernel unit, the rows are read again: its 1 is there.
+            let rereads = try await queue(as: .tipjar) { unit in
+                let moved = try unit.submit(post(2)).transfer != nil
+                return (try unit.accounts([alice.id]).first?.debitsPosted, moved)
+            }
+            gate.signal()
+            try await holding.value
+
+            #expect(try await holds.value)
+            let (state, amount, pending, posted) = try await posts.value
+            #expect(state == .pending)
+            #expect(amount == 30)
+            #expect(pending == [alice, bob].sorted { $0.id < $1.id }.map { [$0.id.description: $0.id == alice.id ? 30 : 0] })
+            #expect(posted)
+            await #expect(throws: Refused.self) { try await fails.value }
+            let (debitsPosted, debitsPending, holdState, transferCount, kernelMoved) = try await reads.value
+            #expect(debitsPosted == 30)
+            #expect(debitsPending == 0)
+            #expect(holdState == "posted")
+            #expect(transferCount == 3)  // the mint, the hold, its posting
+            #expect(kernelMoved)
+            let (reread, lastMoved) = try await rereads.value
+            #expect(reread == 33)
+            #expect(lastMoved)
+            // The holding unit's group, then the five's.
+            #expect(ledger.writerStatistics.transactions - statisticsBefore.transactions == 2)
+            #expect(try await ledger.balance(alice).available == 67)
+            #expect(try await ledger.balance(bob).available == 33)
+            try await ledger.expectVerified()
+        }
+    }
+
     @Test("a rail's unit touches only its own tables; the ledger and the log only through the unit", arguments: TestBackend.enabled)
     func railHeldToItsPrefix(backend: TestBackend) async throws {
         try await withLedger(on: backend) { ledger in

@@ -1,20 +1,25 @@
 /// What one write transaction keeps in memory and writes once, just before its commit: the
-/// counters (`hub_counters`: the event sequence, the ledger's last timestamp) and the rows of the
-/// events it appends.
+/// counters (`hub_counters`: the event sequence, the ledger's last timestamp), the rows of the
+/// events it appends, and the ledger rows its units of work submitted transfers against.
 ///
 /// Every unit of a group-committed transaction appends events and most submit transfers. Each
-/// read and wrote both counters (four statements on one hot row), and each inserted its events
-/// and queued a notification of its own (two more): a group now writes its counters, its events
-/// and one notification once, in multi-row statements. Values stay exact: the writer snapshots
-/// the state before each unit's savepoint and restores the snapshot when it rolls the unit back,
-/// so a failed unit leaves no gap in the sequence, no reused number and none of its events.
+/// read and wrote both counters (four statements on one hot row), inserted its events and queued
+/// a notification (two more), and wrote its transfers, holds and balances (three more): a group
+/// now writes all of them once, in multi-row statements, and reads each ledger row once. Values
+/// stay exact: the writer snapshots the state before each unit's savepoint and restores the
+/// snapshot when it rolls the unit back, so a failed unit leaves no gap in the sequence, no reused
+/// number, none of its events and none of its transfers.
 ///
 /// Events appended in a transaction are therefore not in `hub_events` until its end: nothing
 /// reads the log back in the transaction that appends to it (readers see committed events only).
+/// The ledger's tables are written back before anything that may read them directly
+/// (``writeLedger(on:)``); a unit reads the ledger through ``UnitOfWork``, which answers from the
+/// batch.
 final class TransactionState {
     struct Snapshot {
         fileprivate var counters: [String: CounterEntry]
         fileprivate var eventCount: Int
+        fileprivate var ledger: LedgerBatch?
     }
 
     fileprivate struct CounterEntry {
@@ -26,17 +31,21 @@ final class TransactionState {
     private var counters: [String: CounterEntry] = [:]
     /// Rows for `hub_events`, in sequence order, in ``EventLog/columns`` order.
     private var eventRows: [[SQLValue]] = []
+    /// The ledger rows units loaded and changed (``UnitOfWork/submit(_:)``), not yet written back.
+    var ledger: LedgerBatch?
 
     func begin() {
         isActive = true
         counters = [:]
         eventRows = []
+        ledger = nil
     }
 
     func end() {
         isActive = false
         counters = [:]
         eventRows = []
+        ledger = nil
     }
 
     func cached(_ name: String) -> Int64? { counters[name]?.value }
@@ -50,17 +59,30 @@ final class TransactionState {
         eventRows.append(contentsOf: rows)
     }
 
-    var snapshot: Snapshot { Snapshot(counters: counters, eventCount: eventRows.count) }
+    var snapshot: Snapshot { Snapshot(counters: counters, eventCount: eventRows.count, ledger: ledger) }
 
     func restore(_ snapshot: Snapshot) {
         counters = snapshot.counters
         eventRows.removeLast(eventRows.count - snapshot.eventCount)
+        ledger = snapshot.ledger
     }
 
-    /// Inserts the events and writes every changed counter back; called once, just before the
-    /// commit. On PostgreSQL one notification tells the other instances there are new events
+    /// Writes the ledger rows changed so far back and forgets the batch, for what reads or
+    /// writes the ledger's tables directly (a kernel unit, account creation): they then see the
+    /// tables as the transaction left them, and later transfers read the rows again. A rollback
+    /// to an earlier savepoint undoes the writes and restores the batch of then, changes included,
+    /// so they are written again at the end.
+    func writeLedger(on connection: any SQLConnection) throws {
+        guard let ledger else { return }
+        if ledger.hasChanges { try LedgerStore.writeRows(of: ledger, on: connection) }
+        self.ledger = nil
+    }
+
+    /// Writes the ledger's rows back, inserts the events and writes every changed counter back;
+    /// called once, just before the commit. On PostgreSQL one notification tells the other instances there are new events
     /// (``ClusterSignals``): it is delivered only if the transaction commits.
     func flush(on connection: any SQLConnection) throws {
+        try writeLedger(on: connection)
         try connection.insertMany(into: "hub_events", columns: EventLog.columns, rows: eventRows)
         for (name, entry) in counters where entry.dirty {
             try connection.executeDeferred("UPDATE hub_counters SET value = \(entry.value) WHERE name = \(name)")

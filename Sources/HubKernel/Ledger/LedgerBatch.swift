@@ -40,6 +40,43 @@ struct LedgerBatch {
         self.now = now
     }
 
+    /// Rows loaded from storage, merged in: a row the batch already holds (perhaps changed by
+    /// it) is kept as the batch has it.
+    mutating func absorb(
+        accounts loaded: [AccountID: Account],
+        transfers loadedTransfers: [TransferID: Transfer],
+        pending loadedPending: [TransferID: PendingStatus]
+    ) {
+        accounts.merge(loaded) { kept, _ in kept }
+        transfers.merge(loadedTransfers) { kept, _ in kept }
+        pending.merge(loadedPending) { kept, _ in kept }
+    }
+
+    /// Moves the last timestamp up to `counter` when something else in the transaction used
+    /// later ones: timestamps only ever increase.
+    mutating func catchUp(to counter: UInt64) {
+        lastTimestamp = max(lastTimestamp, counter)
+    }
+
+    /// The events of the transfers applied since the last call, handed to the caller (who
+    /// appends them to the log at once, in their place among the unit's own events).
+    mutating func takeEvents() -> [NewEvent] {
+        defer { events = [] }
+        return events
+    }
+
+    /// What changed, written back: the batch keeps its rows, now clean, as the transaction sees them.
+    mutating func markWritten() {
+        created = []
+        dirtyAccounts = []
+        dirtyPending = []
+        dirtyAccountSet = []
+        dirtyPendingSet = []
+    }
+
+    /// Whether anything awaits writing back.
+    var hasChanges: Bool { !created.isEmpty || !dirtyAccounts.isEmpty || !dirtyPending.isEmpty }
+
     /// The ledger's limits on what a request may carry.
     enum Limits {
         static let metadataEntries = 32

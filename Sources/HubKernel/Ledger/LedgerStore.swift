@@ -123,7 +123,19 @@ enum LedgerStore {
         now: UInt64
     ) throws -> LedgerBatch {
         let lastTimestamp = UInt64(bitPattern: try Counters.read(.ledgerTimestamp, on: connection))
+        var batch = LedgerBatch(accounts: [:], transfers: [:], pending: [:], lastTimestamp: lastTimestamp, now: now)
+        try load(requests: requests, expiring: expiring, into: &batch, on: connection)
+        return batch
+    }
 
+    /// Loads what `requests` and `expiring` touch that `batch` does not hold yet (row-locked on
+    /// PostgreSQL) into it: a batch kept through a write transaction reads each row once.
+    static func load(
+        requests: [TransferRequest],
+        expiring: [TransferID],
+        into batch: inout LedgerBatch,
+        on connection: any SQLConnection
+    ) throws {
         var transferKeys = Set<TransferID>()
         var accountKeys = Set<AccountID>()
         var pendingKeys = Set<TransferID>(expiring)
@@ -138,12 +150,20 @@ enum LedgerStore {
             }
         }
         transferKeys.formUnion(pendingKeys)
+        transferKeys = transferKeys.filter { batch.transfers[$0] == nil }
+        pendingKeys = pendingKeys.filter { batch.pending[$0] == nil }
+        // A hold the batch holds already names its accounts.
+        for hold in pendingKeys.compactMap({ batch.transfers[$0] }) where hold.kind == .pending {
+            accountKeys.insert(hold.debitAccountID)
+            accountKeys.insert(hold.creditAccountID)
+        }
+        accountKeys = accountKeys.filter { batch.accounts[$0] == nil }
 
         // The reads go in as few round trips as their dependencies allow (one pipeline each on
         // PostgreSQL): the transfers and the holds' pending rows together, then the accounts. A
-        // batch that resolves no hold knows all its accounts up front, so they join the first
-        // trip. Accounts are locked in one statement group, sorted: row locks are then taken in
-        // one global order, so two hubd processes cannot deadlock.
+        // batch that resolves no hold it lacks knows all its accounts up front, so they join the
+        // first trip. Accounts are locked in one statement group, sorted: row locks are then
+        // taken in one global order, so two hubd processes cannot deadlock.
         let transferReads = connection.selectInStatements(selectTransfers + " WHERE id", keys: Array(transferKeys))
         let pendingReads = connection.selectInStatements(
             selectPending + " WHERE transfer_id",
@@ -153,8 +173,11 @@ enum LedgerStore {
         let accountReads = { (keys: Set<AccountID>) in
             connection.selectInStatements(selectAccounts + " WHERE id", keys: keys.sorted(), suffix: .forUpdate(connection.dialect))
         }
-        let accountsUpFront = pendingKeys.isEmpty
-        let firstTrip = try connection.queries(transferReads + pendingReads + (accountsUpFront ? accountReads(accountKeys) : []))
+        let holdsToRead = pendingKeys.filter { batch.transfers[$0] == nil }
+        let accountsUpFront = holdsToRead.isEmpty
+        let statements = transferReads + pendingReads + (accountsUpFront ? accountReads(accountKeys) : [])
+        guard !statements.isEmpty else { return }
+        let firstTrip = try connection.queries(statements)
         var results = firstTrip[...]
 
         var transfers: [TransferID: Transfer] = [:]
@@ -167,14 +190,13 @@ enum LedgerStore {
         for row in results.prefix(pendingReads.count).joined() {
             let status = try pendingStatus(row)
             // A pending row stands for a stored hold, which the transfers read found.
-            guard transfers[status.transferID]?.kind == .pending else { continue }
+            guard (transfers[status.transferID] ?? batch.transfers[status.transferID])?.kind == .pending else { continue }
             pending[status.transferID] = status
         }
         results = results.dropFirst(pendingReads.count)
         if !accountsUpFront {
-            for hold in pendingKeys.compactMap({ transfers[$0] }) where hold.kind == .pending {
-                accountKeys.insert(hold.debitAccountID)
-                accountKeys.insert(hold.creditAccountID)
+            for hold in holdsToRead.compactMap({ transfers[$0] }) where hold.kind == .pending {
+                for id in [hold.debitAccountID, hold.creditAccountID] where batch.accounts[id] == nil { accountKeys.insert(id) }
             }
             results = try connection.queries(accountReads(accountKeys))[...]
         }
@@ -183,7 +205,7 @@ enum LedgerStore {
             let a = try account(row)
             accounts[a.id] = a
         }
-        return LedgerBatch(accounts: accounts, transfers: transfers, pending: pending, lastTimestamp: lastTimestamp, now: now)
+        batch.absorb(accounts: accounts, transfers: transfers, pending: pending)
     }
 
     /// Writes the four balances of `accounts` back. PostgreSQL gets multi-row upserts (few round
@@ -314,6 +336,13 @@ enum LedgerStore {
 
     /// Writes back what the batch changed, its events, and the timestamp counter.
     static func save(_ batch: LedgerBatch, on connection: any SQLConnection) throws {
+        try writeRows(of: batch, on: connection)
+        try EventLog.append(batch.events, on: connection)
+        try Counters.write(.ledgerTimestamp, Int64(bitPattern: batch.lastTimestamp), on: connection)
+    }
+
+    /// Writes back the transfers the batch created, the holds it changed and its balances.
+    static func writeRows(of batch: LedgerBatch, on connection: any SQLConnection) throws {
         try connection.insertMany(into: "ledger_transfers", columns: transferColumns, rows: batch.created.map(values))
         try connection.insertMany(
             into: "ledger_pending",
@@ -323,7 +352,5 @@ enum LedgerStore {
                 + "resolved_at = excluded.resolved_at"
         )
         try writeBalances(batch.dirtyAccounts.map { batch.accounts[$0]! }, on: connection)
-        try EventLog.append(batch.events, on: connection)
-        try Counters.write(.ledgerTimestamp, Int64(bitPattern: batch.lastTimestamp), on: connection)
     }
 }

@@ -63,6 +63,9 @@ final class KernelWriter: Service {
         (wakeups, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
+    /// Work waiting for the next group (tests line units up in one group with it).
+    var queuedCount: Int { state.withLock { $0.queue.count } }
+
     /// Queues `work`. Work that arrives before the service starts waits for it (start-up order
     /// between services is not fixed); after shutdown it is refused.
     func enqueue(_ work: Work) {
@@ -182,7 +185,11 @@ final class KernelWriter: Service {
                         maxBatchTransfers: maxTransfers,
                         claim: job.claim
                     )
-                    // The counters and events roll back with the savepoint (they are written only at the commit).
+                    // A kernel unit may read the ledger's tables directly (a rail's cannot name
+                    // them): it sees the transfers of the units before it written back.
+                    if job.owner.tablePrefix == nil { try connection.activeTransaction?.writeLedger(on: connection) }
+                    // The counters, events and ledger rows roll back with the savepoint (they are
+                    // written only at the commit).
                     let stateBefore = connection.activeTransaction?.snapshot
                     if isolate { try connection.executeDeferred(SQL.savepoint(index)) }
                     do {

@@ -52,14 +52,29 @@ public final class UnitOfWork {
     /// Applies `requests` as ``Ledger/submit(_:)`` would, one result each, within this unit. A
     /// refused transfer changes nothing; whether that aborts the unit is the body's choice (throw
     /// to roll everything back).
+    ///
+    /// The rows a transfer touches are read (and row-locked) once per write transaction and its
+    /// changes written back once, before the commit, for every unit of the group together
+    /// (``TransactionState``); its events are appended at once, in their place among the unit's.
     public func submit(_ requests: [TransferRequest]) throws -> [TransferResult] {
         guard !requests.isEmpty else { return [] }
         guard requests.count <= maxBatchTransfers else {
             throw TransferError(.batchTooLarge, "a batch holds at most \(maxBatchTransfers) transfers, got \(requests.count)")
         }
-        var batch = try LedgerStore.loadBatch(requests: requests, expiring: [], on: database, now: now.nanoseconds)
+        guard let transaction = database.activeTransaction else {
+            throw DatabaseError(.query, "a unit of work runs inside the writer's transaction")
+        }
+        let counter = UInt64(bitPattern: try Counters.read(.ledgerTimestamp, on: database))
+        // Taken out while it changes, so that the only other copy is the savepoint's snapshot.
+        var batch = transaction.ledger ?? LedgerBatch(accounts: [:], transfers: [:], pending: [:], lastTimestamp: counter, now: now.nanoseconds)
+        transaction.ledger = nil
+        batch.catchUp(to: counter)
+        try LedgerStore.load(requests: requests, expiring: [], into: &batch, on: database)
         let applied = batch.apply(requests)
-        try LedgerStore.save(batch, on: database)
+        let events = batch.takeEvents()
+        try Counters.write(.ledgerTimestamp, Int64(bitPattern: batch.lastTimestamp), on: database)
+        transaction.ledger = batch
+        try EventLog.append(events, on: database)
         transferResults += applied
         return applied
     }
@@ -72,24 +87,34 @@ public final class UnitOfWork {
     /// Creates accounts as ``Ledger/createAccounts(_:)`` would, within this unit.
     public func createAccounts(_ accounts: [NewAccount]) throws -> [CreateResult<Account>] {
         guard !accounts.isEmpty else { return [] }
+        // Account creation reads the table: it sees the balances the unit's transfers left.
+        try database.activeTransaction?.writeLedger(on: database)
         return try Ledger.createAccounts(accounts, on: database, clock: clock)
     }
 
     /// A hold's status as this unit sees it (row-locked on PostgreSQL until the commit).
     public func pendingStatus(_ id: TransferID) throws -> PendingStatus? {
-        try LedgerStore.pendingStatus(id, locking: true, on: database)
+        if let status = pendingLedger?.pending[id] { return status }
+        return try LedgerStore.pendingStatus(id, locking: true, on: database)
     }
 
     /// A transfer as this unit sees it (a hold's amount, say), or `nil` when there is none.
     public func transfer(_ id: TransferID) throws -> Transfer? {
-        try LedgerStore.transfer(id, on: database)
+        if let transfer = pendingLedger?.transfers[id] { return transfer }
+        return try LedgerStore.transfer(id, on: database)
     }
 
-    /// The accounts that exist among `ids`, read inside the unit (row-locked on PostgreSQL so
-    /// that another process cannot change them before this commits).
+    /// The accounts that exist among `ids`, in id order, read inside the unit (row-locked on
+    /// PostgreSQL so that another process cannot change them before this commits).
     public func accounts(_ ids: [AccountID]) throws -> [Account] {
-        try LedgerStore.accounts(ids, locking: true, on: database)
+        let held = pendingLedger?.accounts ?? [:]
+        let unique = Set(ids)
+        let read = try LedgerStore.accounts(unique.filter { held[$0] == nil }.sorted(), locking: true, on: database)
+        return (unique.compactMap { held[$0] } + read).sorted { $0.id < $1.id }
     }
+
+    /// The transaction's ledger rows not yet written back: what this unit's reads see first.
+    private var pendingLedger: LedgerBatch? { database.activeTransaction?.ledger }
 
     // MARK: Answers
 
