@@ -77,34 +77,46 @@ struct HubWorkloads {
     /// `make bench-http` compares its requests with this.
     func concurrent(total: Int, callers: Int, batchSize: Int) async throws -> BenchResult {
         let callsPerCaller = max(1, total / (callers * batchSize))
+        return try await measureCallers(
+            callers,
+            mode: batchSize == 1 ? "hub-single-\(callers)-callers" : "hub-batches-\(batchSize)-\(callers)-callers",
+            count: callsPerCaller * callers * batchSize
+        ) { _ in
+            var latencies = Latencies()
+            for _ in 0..<callsPerCaller {
+                let batch = (0..<batchSize).map { _ in randomTransfer(timeOrdered: true) }
+                let began = ContinuousClock.now
+                let results = try await ledger.submit(batch)
+                latencies.add(ContinuousClock.now - began)
+                if let failed = results.first(where: { $0.transfer == nil }) {
+                    throw BenchError("a benchmark transfer failed: \(failed)")
+                }
+            }
+            return latencies
+        }
+    }
+
+    /// Runs `caller` on `callers` concurrent tasks (each gets its index and returns its calls'
+    /// latencies) and reports `count` operations over the wall time, with the writer's mean group.
+    func measureCallers(
+        _ callers: Int,
+        mode: String,
+        count: Int,
+        _ caller: @escaping @Sendable (Int) async throws -> Latencies
+    ) async throws -> BenchResult {
         let before = ledger.writerStatistics
         let start = ContinuousClock.now
         let latencies = try await withThrowingTaskGroup(of: Latencies.self) { group in
-            for _ in 0..<callers {
-                group.addTask {
-                    var latencies = Latencies()
-                    for _ in 0..<callsPerCaller {
-                        let batch = (0..<batchSize).map { _ in randomTransfer(timeOrdered: true) }
-                        let began = ContinuousClock.now
-                        let results = try await ledger.submit(batch)
-                        latencies.add(ContinuousClock.now - began)
-                        if let failed = results.first(where: { $0.transfer == nil }) {
-                            throw BenchError("a benchmark transfer failed: \(failed)")
-                        }
-                    }
-                    return latencies
-                }
-            }
+            for index in 0..<callers { group.addTask { try await caller(index) } }
             var all = Latencies()
             for try await part in group { all.samples += part.samples }
             return all
         }
         let elapsed = (ContinuousClock.now - start).seconds
         let after = ledger.writerStatistics
-        let count = callsPerCaller * callers * batchSize
         return BenchResult(
             backend: backend,
-            mode: batchSize == 1 ? "hub-single-\(callers)-callers" : "hub-batches-\(batchSize)-\(callers)-callers",
+            mode: mode,
             transfers: count,
             seconds: elapsed,
             transfers_per_sec: Double(count) / elapsed,

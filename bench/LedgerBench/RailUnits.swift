@@ -39,66 +39,44 @@ struct RailUnits {
         let asset = work.asset
         let accounts = work.accounts
         let sessionsPerCaller = max(1, total / (callers * 3))
-        let before = ledger.writerStatistics
-        let start = ContinuousClock.now
-        let latencies = try await withThrowingTaskGroup(of: Latencies.self) { group in
-            for caller in 0..<callers {
-                group.addTask {
-                    var latencies = Latencies()
-                    let payer = accounts[caller]
-                    let payee = accounts[(caller + 1) % callers]
-                    for _ in 0..<sessionsPerCaller {
-                        let session = UUID().uuidString
-                        var began = ContinuousClock.now
-                        try await ledger.write(as: Self.owner) { unit in
-                            try unit.connection.execute(
-                                "INSERT INTO benchrail_sessions (id, payee, status, held, paid) VALUES (\(session), \(payee.description), 'open', 0, 0)"
-                            )
-                            try unit.emit("benchrail.created", subject: session, data: Event(sessionId: session, lockId: nil, status: "open"))
-                        }
-                        latencies.add(ContinuousClock.now - began)
-                        began = ContinuousClock.now
-                        let hold = TransferID.timeOrdered()
-                        try await ledger.write(as: Self.owner) { unit in
-                            try Self.step(
-                                unit,
-                                session: session,
-                                status: "locked",
-                                TransferRequest(id: hold, action: .hold(debit: payer, credit: payee, amount: 1, asset: asset, timeoutSeconds: 600))
-                            )
-                        }
-                        latencies.add(ContinuousClock.now - began)
-                        began = ContinuousClock.now
-                        try await ledger.write(as: Self.owner) { unit in
-                            try Self.step(
-                                unit,
-                                session: session,
-                                status: "paid",
-                                TransferRequest(id: .timeOrdered(), action: .postPending(pendingID: hold, amount: nil))
-                            )
-                        }
-                        latencies.add(ContinuousClock.now - began)
-                    }
-                    return latencies
+        return try await work.measureCallers(callers, mode: "hub-rail-units-\(callers)-callers", count: sessionsPerCaller * callers * 3) { caller in
+            var latencies = Latencies()
+            let payer = accounts[caller]
+            let payee = accounts[(caller + 1) % callers]
+            for _ in 0..<sessionsPerCaller {
+                let session = UUID().uuidString
+                var began = ContinuousClock.now
+                try await ledger.write(as: Self.owner) { unit in
+                    try unit.connection.execute(
+                        "INSERT INTO benchrail_sessions (id, payee, status, held, paid) VALUES (\(session), \(payee.description), 'open', 0, 0)"
+                    )
+                    try unit.emit("benchrail.created", subject: session, data: Event(sessionId: session, lockId: nil, status: "open"))
                 }
+                latencies.add(ContinuousClock.now - began)
+                began = ContinuousClock.now
+                let hold = TransferID.timeOrdered()
+                try await ledger.write(as: Self.owner) { unit in
+                    try Self.step(
+                        unit,
+                        session: session,
+                        status: "locked",
+                        TransferRequest(id: hold, action: .hold(debit: payer, credit: payee, amount: 1, asset: asset, timeoutSeconds: 600))
+                    )
+                }
+                latencies.add(ContinuousClock.now - began)
+                began = ContinuousClock.now
+                try await ledger.write(as: Self.owner) { unit in
+                    try Self.step(
+                        unit,
+                        session: session,
+                        status: "paid",
+                        TransferRequest(id: .timeOrdered(), action: .postPending(pendingID: hold, amount: nil))
+                    )
+                }
+                latencies.add(ContinuousClock.now - began)
             }
-            var all = Latencies()
-            for try await part in group { all.samples += part.samples }
-            return all
+            return latencies
         }
-        let elapsed = (ContinuousClock.now - start).seconds
-        let after = ledger.writerStatistics
-        let units = sessionsPerCaller * callers * 3
-        return BenchResult(
-            backend: work.backend,
-            mode: "hub-rail-units-\(callers)-callers",
-            transfers: units,
-            seconds: elapsed,
-            transfers_per_sec: Double(units) / elapsed,
-            p50_ms: latencies.percentile(0.5),
-            p99_ms: latencies.percentile(0.99),
-            calls_per_commit: Double(after.requests - before.requests) / Double(max(1, after.transactions - before.transactions))
-        )
     }
 
     /// One step: the session and its locks read (the session row-locked), the transfer
