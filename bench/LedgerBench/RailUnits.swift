@@ -83,7 +83,7 @@ struct RailUnits {
     /// submitted, a lock row written, the session updated, an event appended.
     static func step(_ unit: UnitOfWork, session: String, status: String, _ request: TransferRequest) throws {
         let results = try unit.connection.queries([
-            "SELECT id, payee, status, held, paid FROM benchrail_sessions WHERE id = \(session) FOR UPDATE",
+            "SELECT id, payee, status, held, paid FROM benchrail_sessions WHERE id = \(session)" + .forUpdate(unit.connection.dialect),
             "SELECT id, hold_id, state FROM benchrail_locks WHERE session_id = \(session)",
         ])
         guard results[0].count == 1 else { throw BenchError("session \(session) is missing") }
