@@ -14,8 +14,9 @@ import Synchronization
 ///
 /// A notification sent inside a transaction is delivered at its commit, in commit order, and
 /// never for a transaction that rolls back; a write transaction that appended events sends one
-/// just before its commit (``TransactionState``), so no writer has to remember. The listener keeps one connection of its own on a thread
-/// of its own (waiting on a socket is blocking I/O, kept off Swift's cooperative pool). After a
+/// just before its commit (``TransactionState``), so no writer has to remember. The listener
+/// keeps one connection of its own on a thread of its own (waiting on a socket is blocking I/O,
+/// kept off Swift's cooperative pool). After a
 /// reconnection it reports both signals once: what it missed while away is then read from the
 /// database like anything else.
 public final class ClusterSignals: Service, Sendable {

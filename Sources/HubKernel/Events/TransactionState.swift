@@ -79,8 +79,9 @@ final class TransactionState {
     }
 
     /// Writes the ledger's rows back, inserts the events and writes every changed counter back;
-    /// called once, just before the commit. On PostgreSQL one notification tells the other instances there are new events
-    /// (``ClusterSignals``): it is delivered only if the transaction commits.
+    /// called once, just before the commit. On PostgreSQL one notification tells the other
+    /// instances there are new events (``ClusterSignals``): it is delivered only if the
+    /// transaction commits.
     func flush(on connection: any SQLConnection) throws {
         try writeLedger(on: connection)
         try connection.insertMany(into: "hub_events", columns: EventLog.columns, rows: eventRows)

@@ -65,15 +65,6 @@ struct LedgerBatch {
         return events
     }
 
-    /// What changed, written back: the batch keeps its rows, now clean, as the transaction sees them.
-    mutating func markWritten() {
-        created = []
-        dirtyAccounts = []
-        dirtyPending = []
-        dirtyAccountSet = []
-        dirtyPendingSet = []
-    }
-
     /// Whether anything awaits writing back.
     var hasChanges: Bool { !created.isEmpty || !dirtyAccounts.isEmpty || !dirtyPending.isEmpty }
 
