@@ -135,17 +135,21 @@ struct UnitOfWorkTests {
                 _ = try unit.submit(post(5))
                 throw Refused()
             }
-            // 4. A kernel unit reads the tables directly: the hold posted, the 5 never moved.
+            // 4. A kernel unit moves 1 with the group's shared rows, then reads the tables
+            // directly: its first statement writes the rows back, so it sees the hold posted, its
+            // own 1, and the 5 that never moved.
             let reads = try await queue(as: .kernel) { unit in
+                let sharedBefore = unit.database.activeTransaction?.ledger?.hasChanges == true
+                let moved = try unit.submit(post(1)).transfer != nil
                 let account = try unit.connection.queryFirst(
                     "SELECT debits_posted, debits_pending FROM ledger_accounts WHERE id = \(alice.id)"
                 )
+                let sharedAfter = unit.database.activeTransaction?.ledger != nil
                 let state = try unit.connection.queryFirst("SELECT state FROM ledger_pending WHERE transfer_id = \(hold)")
                 let transfers = try unit.connection.queryFirst("SELECT count(*) AS n FROM ledger_transfers")
-                let moved = try unit.submit(post(1)).transfer != nil
                 return (
                     try account?.uint128("debits_posted"), try account?.uint128("debits_pending"), try state?.text("state"),
-                    try transfers?.int("n"), moved
+                    try transfers?.int("n"), moved, sharedBefore, sharedAfter
                 )
             }
             // 5. After the kernel unit, the rows are read again: its 1 is there.
@@ -163,12 +167,14 @@ struct UnitOfWorkTests {
             #expect(pending == [alice, bob].sorted { $0.id < $1.id }.map { [$0.id.description: $0.id == alice.id ? 30 : 0] })
             #expect(posted)
             await #expect(throws: Refused.self) { try await fails.value }
-            let (debitsPosted, debitsPending, holdState, transferCount, kernelMoved) = try await reads.value
-            #expect(debitsPosted == 30)
+            let (debitsPosted, debitsPending, holdState, transferCount, kernelMoved, sharedBefore, sharedAfter) = try await reads.value
+            #expect(kernelMoved)
+            #expect(sharedBefore)  // not written back for a kernel unit that runs no statement
+            #expect(!sharedAfter)  // its statement wrote them back
+            #expect(debitsPosted == 31)
             #expect(debitsPending == 0)
             #expect(holdState == "posted")
-            #expect(transferCount == 3)  // the mint, the hold, its posting
-            #expect(kernelMoved)
+            #expect(transferCount == 4)  // the mint, the hold, its posting, the kernel unit's 1
             let (reread, lastMoved) = try await rereads.value
             #expect(reread == 33)
             #expect(lastMoved)

@@ -185,9 +185,6 @@ final class KernelWriter: Service {
                         maxBatchTransfers: maxTransfers,
                         claim: job.claim
                     )
-                    // A kernel unit may read the ledger's tables directly (a rail's cannot name
-                    // them): it sees the transfers of the units before it written back.
-                    if job.owner.tablePrefix == nil { try connection.activeTransaction?.writeLedger(on: connection) }
                     // The counters, events and ledger rows roll back with the savepoint (they are
                     // written only at the commit).
                     let stateBefore = connection.activeTransaction?.snapshot

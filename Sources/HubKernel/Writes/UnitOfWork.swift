@@ -187,8 +187,10 @@ public struct UnitOwner: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { tablePrefix.map { "the rail writing \($0)* tables" } ?? "the kernel" }
 
+    /// The connection a unit of this owner runs its own statements on: a rail's held to its
+    /// prefix, the kernel's writing the group's shared ledger rows back before each statement.
     func checkedConnection(_ connection: any SQLConnection) -> any SQLConnection {
-        guard let tablePrefix else { return connection }
+        guard let tablePrefix else { return LedgerSyncedConnection(connection) }
         return PrefixedConnection(connection, prefix: tablePrefix)
     }
 }
