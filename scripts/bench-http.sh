@@ -3,6 +3,8 @@
 # PostgreSQL server is installed, on a throwaway PostgreSQL cluster; an admin, an asset and N funded
 # accounts; then wrk drives
 #   (a) single transfers, POST /v1/ledger/transfers, one fresh id per request;
+#   (a') the same with a fresh `Idempotency-Key` per request, as careful clients send them (the key
+#        and the reply are recorded in the transfer's own unit of work);
 #   (b) batches of 100, POST /v1/ledger/transfers/batch.
 # Load: plain wrk (Debian has no wrk2), i.e. a closed loop with a fixed number of connections for a
 # fixed time; each connection sends its next request when the previous answer arrives. wrk runs on
@@ -14,7 +16,9 @@
 # Usage: scripts/bench-http.sh
 # Environment: BENCH_SECONDS (20), BENCH_ACCOUNTS (1000), BENCH_SINGLE_CONNECTIONS (64),
 #   BENCH_BATCH_CONNECTIONS (16), BENCH_BATCH_SIZE (100), BENCH_BACKENDS ("sqlite postgres"),
-#   HUB_BENCH_POSTGRES_URL (an existing database instead of a throwaway cluster).
+#   HUB_BENCH_POSTGRES_URL (an existing database instead of a throwaway cluster), BENCH_WORKLOADS
+#   ("single keyed batch"), BENCH_HUBD (a hubd built elsewhere, measured as it is: an A/B of two
+#   builds in one sitting).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,6 +35,7 @@ account_count=${BENCH_ACCOUNTS:-1000}
 single_connections=${BENCH_SINGLE_CONNECTIONS:-64}
 batch_connections=${BENCH_BATCH_CONNECTIONS:-16}
 batch_size=${BENCH_BATCH_SIZE:-100}
+workloads=${BENCH_WORKLOADS:-single keyed batch}
 backends=${BENCH_BACKENDS:-sqlite postgres}
 # Requests to the hub on loopback never go through a proxy the environment may name.
 export no_proxy=127.0.0.1${no_proxy:+,$no_proxy} NO_PROXY=127.0.0.1${NO_PROXY:+,$NO_PROXY}
@@ -40,14 +45,12 @@ source "$root/scripts/lib/ensure-wrk.bash"
 ensure_wrk
 
 bash scripts/install-deps.sh
-say "building hubd (release; several minutes the first time)"
-swift build -c release --product hubd
-swift build -c release --product LedgerBench
-hubd=$root/.build/release/hubd
-ledger_bench=$root/.build/release/LedgerBench
-[[ -x $hubd && -x $ledger_bench ]] || die "hubd or LedgerBench was not built"
-
 source "$root/scripts/lib/bench-server.bash"
+bench_hubd
+swift build -c release --product LedgerBench
+ledger_bench=$root/.build/release/LedgerBench
+[[ -x $ledger_bench ]] || die "LedgerBench was not built"
+
 bench_work http
 
 results=$work/results.jsonl
@@ -90,16 +93,17 @@ run_backend() {
     say "[$backend] creating asset BENCH and $account_count funded accounts"
     python3 tools/contract/hubapi.py bench-setup "$base" "$token" BENCH "$account_count" 1000000000000 >"$accounts_file"
 
-    for workload in single batch; do
-        if [[ $workload == single ]]; then
-            connections=$single_connections batch=1
-        else
-            connections=$batch_connections batch=$batch_size
-        fi
+    for workload in $workloads; do
+        case $workload in
+            single | keyed) connections=$single_connections batch=1 ;;
+            batch) connections=$batch_connections batch=$batch_size ;;
+            *) die "unknown workload '$workload' in BENCH_WORKLOADS" ;;
+        esac
         say "[$backend] $workload: wrk, $connections connections, ${seconds} s"
         output=$work/wrk-$backend-$workload.txt
         wrk --threads 2 --connections "$connections" --duration "${seconds}s" --timeout 10s --latency \
-            --script bench/http/transfers.lua "$base" -- "$accounts_file" "$token" BENCH "$batch" >"$output"
+            --script bench/http/transfers.lua "$base" -- "$accounts_file" "$token" BENCH "$batch" \
+            "$([[ $workload == keyed ]] && echo keyed || echo plain)" >"$output"
         python3 - "$output" "$backend" "$workload" "$connections" "$batch" >>"$results" <<'EOF'
 import json, sys
 path, backend, workload, connections, batch = sys.argv[1:]
@@ -162,7 +166,7 @@ print(header)
 print("-" * len(header))
 for r in rows:
     shape = "single" if r["batch"] == 1 else "batch"
-    name = "single transfers" if r["batch"] == 1 else f"batches of {r['batch']}"
+    name = {"single": "single transfers", "keyed": "single, with key"}.get(r["workload"], f"batches of {r['batch']}")
     same = direct.get((r["backend"], shape))
     r["direct_same_shape_per_sec"] = same
     print(f"{r['backend']:<9} {name:<20} {r['connections']:>5} {r['requests_per_sec']:>11,.0f} {r['transfers_per_sec']:>12,.0f} "
@@ -170,7 +174,8 @@ for r in rows:
           f"{(same or float('nan')):>10,.0f} {(r['transfers_per_sec'] / same if same else float('nan')):>13.2f}x")
 print()
 print(f"direct = the ledger without HTTP (bench/LedgerBench), measured just before in the same shape: {single_connections} concurrent")
-print(f"single-transfer callers for (a), {batch_connections} concurrent callers of batches of {batch_size} for (b). Load: wrk closed loop on the same cores.")
+print(f"single-transfer callers for (a) and (a'), {batch_connections} concurrent callers of batches of {batch_size} for (b). Load: wrk closed loop on the same cores.")
+print("single, with key = (a) with a fresh Idempotency-Key per request.")
 json.dump({
     "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     "machine": machine(),

@@ -1,9 +1,10 @@
 -- wrk script for scripts/bench-http.sh: POSTs ledger transfers between random funded accounts.
 --
---   wrk ... -s bench/http/transfers.lua URL -- ACCOUNTS_FILE TOKEN ASSET BATCH
+--   wrk ... -s bench/http/transfers.lua URL -- ACCOUNTS_FILE TOKEN ASSET BATCH [keyed]
 --
 -- BATCH = 1: one transfer per request to /v1/ledger/transfers (answer 201).
 -- BATCH > 1: that many per request to /v1/ledger/transfers/batch (answer 200, one result each).
+-- keyed: every request carries a fresh Idempotency-Key (random UUID), as a careful client sends.
 -- Every transfer gets a fresh time-ordered id (UUIDv7 layout: the ledger's indexes favour ids that
 -- grow with time, as the ledger benchmark's batched workload uses). Amounts are 1 minor unit, so
 -- funded accounts never run dry. Refusals are counted: a non-201 single, or a batch result that is
@@ -26,6 +27,7 @@ function init(args)
   assert(#accounts >= 2, "need at least two accounts in " .. accounts_file)
   asset_code = asset
   batch_size = batch
+  keyed = args[5] == "keyed"
   path = batch_size > 1 and "/v1/ledger/transfers/batch" or "/v1/ledger/transfers"
   headers = { ["Authorization"] = "Bearer " .. token, ["Content-Type"] = "application/json" }
   math.randomseed(os.time() * 1000 + id)
@@ -39,6 +41,11 @@ end
 
 -- A UUIDv7-shaped id: 48 bits of milliseconds (seconds from os.time, the rest from a counter so ids
 -- from one thread keep growing within a second), version 7, variant 10, then random bits.
+local function uuid4()
+  return hex(math.random(0, 0xffffffff), 8) .. "-" .. hex(math.random(0, 0xffff), 4) .. "-4" .. hex(math.random(0, 0xfff), 3)
+    .. "-" .. hex(0x8000 + math.random(0, 0x3fff), 4) .. "-" .. hex(math.random(0, 0xffffff), 6) .. hex(math.random(0, 0xffffff), 6)
+end
+
 local function uuid7()
   counter = counter + 1
   local millis = os.time() * 1000 + (counter % 1000)
@@ -64,6 +71,11 @@ function request()
     body = '{"transfers":[' .. table.concat(items, ",") .. "]}"
   else
     body = transfer()
+  end
+  if keyed then
+    local with_key = { ["Idempotency-Key"] = uuid4() }
+    for name, value in pairs(headers) do with_key[name] = value end
+    return wrk.format("POST", path, with_key, body)
   end
   return wrk.format("POST", path, headers, body)
 end
