@@ -4,8 +4,9 @@
 enum JSONKeys {
     /// `debitAccountId` → `debit_account_id`, `rpcURL` → `rpc_url`, `v2Name` → `v2_name`.
     static func snakeCase(_ name: String) -> String {
+        // Most keys are one lower-case word: look before copying the bytes.
+        guard name.utf8.contains(where: isUpper) else { return name }
         let utf8 = Array(name.utf8)
-        guard utf8.contains(where: isUpper) else { return name }
         var out: [UInt8] = []
         out.reserveCapacity(utf8.count + 4)
         for (index, byte) in utf8.enumerated() {
