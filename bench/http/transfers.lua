@@ -39,13 +39,14 @@ local function hex(value, digits)
   return string.format("%0" .. digits .. "x", value)
 end
 
--- A UUIDv7-shaped id: 48 bits of milliseconds (seconds from os.time, the rest from a counter so ids
--- from one thread keep growing within a second), version 7, variant 10, then random bits.
+-- A random (version 4) UUID, for Idempotency-Key values.
 local function uuid4()
   return hex(math.random(0, 0xffffffff), 8) .. "-" .. hex(math.random(0, 0xffff), 4) .. "-4" .. hex(math.random(0, 0xfff), 3)
     .. "-" .. hex(0x8000 + math.random(0, 0x3fff), 4) .. "-" .. hex(math.random(0, 0xffffff), 6) .. hex(math.random(0, 0xffffff), 6)
 end
 
+-- A UUIDv7-shaped id: 48 bits of milliseconds (seconds from os.time, the rest from a counter so ids
+-- from one thread keep growing within a second), version 7, variant 10, then random bits.
 local function uuid7()
   counter = counter + 1
   local millis = os.time() * 1000 + (counter % 1000)

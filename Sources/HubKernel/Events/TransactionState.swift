@@ -68,10 +68,10 @@ final class TransactionState {
     }
 
     /// Writes the ledger rows changed so far back and forgets the batch, for what reads or
-    /// writes the ledger's tables directly (a kernel unit's statement, account creation): they then see the
-    /// tables as the transaction left them, and later transfers read the rows again. A rollback
-    /// to an earlier savepoint undoes the writes and restores the batch of then, changes included,
-    /// so they are written again at the end.
+    /// writes the ledger's tables directly (a kernel unit's statement, account creation): they
+    /// then see the tables as the transaction left them, and later transfers read the rows again.
+    /// A rollback to an earlier savepoint undoes the writes and restores the batch of then,
+    /// changes included, so they are written again at the end.
     func writeLedger(on connection: any SQLConnection) throws {
         guard let ledger else { return }
         if ledger.hasChanges { try LedgerStore.writeRows(of: ledger, on: connection) }
