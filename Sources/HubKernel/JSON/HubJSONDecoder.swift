@@ -40,7 +40,7 @@ final class DecodingSession {
 /// A `Decoder` over one node of the tree.
 struct JSONNodeDecoder: Decoder {
     let node: JSONNode
-    let path: DecodingPath
+    let path: CodingPathNode
     let session: DecodingSession
 
     var codingPath: [any CodingKey] { path.codingPath }
@@ -151,7 +151,7 @@ extension JSONNodeDecoder: SingleValueDecodingContainer {
 /// An object's members by key. Looking a key up marks the member it finds as read.
 struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let object: JSONObject
-    let path: DecodingPath
+    let path: CodingPathNode
     let session: DecodingSession
 
     var codingPath: [any CodingKey] { path.codingPath }
@@ -252,11 +252,11 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 /// An array's elements in order.
 struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     let elements: [JSONNode]
-    let path: DecodingPath
+    let path: CodingPathNode
     let session: DecodingSession
     private(set) var currentIndex = 0
 
-    init(elements: [JSONNode], path: DecodingPath, session: DecodingSession) {
+    init(elements: [JSONNode], path: CodingPathNode, session: DecodingSession) {
         self.elements = elements
         self.path = path
         self.session = session

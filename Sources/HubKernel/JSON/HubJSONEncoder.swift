@@ -5,7 +5,9 @@ public import Foundation
 /// escaped slashes, no floating-point money (amounts are strings by type, not by this encoder).
 ///
 /// The hub's own rather than `JSONEncoder` for the same reason as ``HubJSONDecoder``: replies to
-/// transfer batches spent a fifth of the server's CPU in `JSONEncoder` and its key conversion.
+/// transfer batches spent a fifth of the server's CPU in `JSONEncoder` and its key conversion. It
+/// writes text as it goes (``JSONDocument``) rather than building a tree first: the writer thread
+/// encodes every event's data, and a tree's allocations were most of that work.
 public struct HubJSONEncoder: Sendable {
     public init() {}
 
@@ -14,228 +16,205 @@ public struct HubJSONEncoder: Sendable {
     }
 
     public func encodeBytes(_ value: some Encodable) throws -> [UInt8] {
-        var text = JSONText(capacity: 256)
-        text.append(try JSONValueEncoder.box(value, path: []))
-        return text.bytes
+        let document = JSONDocument()
+        let range = try document.box(value, path: .root)
+        return range == 0..<document.text.count ? document.text.bytes : Array(document.text.bytes[range])
     }
 }
 
-/// A value on its way to text. Objects and arrays are classes so that a container handed out
-/// before its contents are encoded (nested containers) fills the same storage.
-enum EncodedValue {
-    case null
-    case bool(Bool)
-    case number(String)
-    case string(String)
-    case array(EncodedArray)
-    case object(EncodedObject)
+/// One document on its way to text. A value is written into ``text`` where it is encoded, and an
+/// object's members in the order its type encodes them; once the object is complete its members
+/// are copied out again in key order, so the object's text is contiguous and sorted. The members'
+/// first copies stay behind as scratch, which costs bytes, not allocations.
+final class JSONDocument {
+    /// Unchecked: the runtime's exclusivity check on each use of a class's stored property was a
+    /// sixth of this encoder's time. One encoding uses a document, on one thread, and no access
+    /// overlaps another: values are written through the methods below, which call out to no
+    /// value's `encode(to:)` while they hold `text`.
+    @exclusivity(unchecked) private(set) var text = JSONText(capacity: 1024)
+
+    /// Writes `value` and returns where its complete text is. `path` is built only if the value
+    /// needs an encoder of its own.
+    func box<T: Encodable>(_ value: T, path: @autoclosure () -> CodingPathNode) throws -> Range<Int> {
+        let start = text.count
+        // The common scalars by their type, which costs a comparison; a cast (`as?`) per type
+        // was a good part of the old encoder's time.
+        if T.self == String.self {
+            text.appendQuoted(Self.reinterpret(value, as: String.self))
+        } else if T.self == Int.self {
+            text.appendInteger(Self.reinterpret(value, as: Int.self))
+        } else if T.self == Bool.self {
+            text.appendRaw(Self.reinterpret(value, as: Bool.self) ? "true" : "false")
+        } else if T.self == Int64.self {
+            text.appendInteger(Self.reinterpret(value, as: Int64.self))
+        } else if T.self == UInt64.self {
+            text.appendInteger(Self.reinterpret(value, as: UInt64.self))
+        } else if T.self == UInt32.self {
+            text.appendInteger(Self.reinterpret(value, as: UInt32.self))
+        } else if T.self == UInt8.self {
+            text.appendInteger(Self.reinterpret(value, as: UInt8.self))
+        } else if T.self == URL.self {
+            // Foundation's types as `JSONEncoder` writes them by default.
+            text.appendQuoted(Self.reinterpret(value, as: URL.self).absoluteString)
+        } else if T.self == Data.self {
+            text.appendQuoted(Self.reinterpret(value, as: Data.self).base64EncodedString())
+        } else if T.self == Decimal.self {
+            text.appendRaw(Self.reinterpret(value, as: Decimal.self).description)
+        } else if let map = value as? any StringKeyedEncodableMap {
+            let object = PendingObject()
+            try map.encodeMembers(into: object, of: self, path: path())
+            return complete(.object(object))
+        } else {
+            let encoder = JSONValueEncoder(document: self, path: path())
+            try value.encode(to: encoder)
+            switch encoder.storage {
+            // A single value's text is already complete where it was written.
+            case .text(let range)?: return range
+            case let pending?: return complete(pending)
+            // A value that wrote nothing is an empty object, as with `JSONEncoder` when nested.
+            case nil: text.appendRaw("{}")
+            }
+        }
+        return start..<text.count
+    }
+
+    /// Writes `value`'s complete text after everything written so far and returns where it is.
+    private func complete(_ value: PendingValue) -> Range<Int> {
+        let start = text.count
+        write(value)
+        return start..<text.count
+    }
+
+    /// `value` as `U`, which the caller has checked `T` is: a cast that costs nothing.
+    private static func reinterpret<T, U>(_ value: T, as type: U.Type) -> U { unsafeBitCast(value, to: U.self) }
+
+    /// Writes a member's name in `snake_case`, unquoted and unescaped (names are compared raw).
+    func writeName(snakeCasing key: String) -> MemberName {
+        let start = text.count
+        text.appendSnakeCase(key)
+        return MemberName(text: start..<text.count, needsEscaping: text.needsEscaping(start..<text.count))
+    }
+
+    /// Writes a free-form map's key as it is.
+    func writeName(exactly key: String) -> MemberName {
+        let start = text.count
+        text.appendRaw(key)
+        return MemberName(text: start..<text.count, needsEscaping: text.needsEscaping(start..<text.count))
+    }
+
+    /// Writes text with `body` and returns where it is.
+    func write(_ body: (inout JSONText) throws -> Void) rethrows -> Range<Int> {
+        let start = text.count
+        try body(&text)
+        return start..<text.count
+    }
+
+    /// Appends `value`'s complete text.
+    func write(_ value: PendingValue) {
+        switch value {
+        case .text(let range): text.appendCopy(of: range)
+        case .object(let object): write(object)
+        case .array(let array):
+            text.appendByte(UInt8(ascii: "["))
+            for (index, element) in array.elements.enumerated() {
+                if index > 0 { text.appendByte(UInt8(ascii: ",")) }
+                write(element)
+            }
+            text.appendByte(UInt8(ascii: "]"))
+        case .encoder(let encoder):
+            if let storage = encoder.storage { write(storage) } else { text.appendRaw("{}") }
+        }
+    }
+
+    /// Appends `object`'s members sorted by name; a name written twice keeps its last value.
+    private func write(_ object: PendingObject) {
+        let members = object.members
+        text.appendByte(UInt8(ascii: "{"))
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: members.count) { buffer in
+            var order = buffer
+            for index in members.indices { order.initializeElement(at: index, to: index) }
+            text.bytes.withUnsafeBufferPointer { bytes in
+                // Equal names stay in writing order, so the last of them is the one kept.
+                order.sort { a, b in
+                    let order = Self.compare(members[a].name.text, members[b].name.text, in: bytes)
+                    return order != 0 ? order < 0 : a < b
+                }
+            }
+            var first = true
+            for (position, index) in order.enumerated() {
+                let name = members[index].name
+                if position + 1 < order.count, sameName(name, members[order[position + 1]].name) { continue }
+                if !first { text.appendByte(UInt8(ascii: ",")) }
+                first = false
+                text.appendByte(UInt8(ascii: "\""))
+                if name.needsEscaping { text.appendEscapedCopy(of: name.text) } else { text.appendCopy(of: name.text) }
+                text.appendByte(UInt8(ascii: "\""))
+                text.appendByte(UInt8(ascii: ":"))
+                write(members[index].value)
+            }
+        }
+        text.appendByte(UInt8(ascii: "}"))
+    }
+
+    private func sameName(_ a: MemberName, _ b: MemberName) -> Bool {
+        a.text.count == b.text.count && text.bytes[a.text].elementsEqual(text.bytes[b.text])
+    }
+
+    /// Byte order of two names' UTF-8: the order of their Unicode scalars, as `String`'s `<`.
+    private static func compare(_ a: Range<Int>, _ b: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        let shared = min(a.count, b.count)
+        if shared > 0, let base = bytes.baseAddress {
+            let order = memcmp(base + a.lowerBound, base + b.lowerBound, shared)
+            if order != 0 { return Int(order) }
+        }
+        return a.count - b.count
+    }
 }
 
-final class EncodedArray {
-    var elements: [EncodedValue] = []
+/// A member's name in the document: raw text, and whether writing it as a JSON string escapes.
+struct MemberName {
+    var text: Range<Int>
+    var needsEscaping: Bool
 }
 
-final class EncodedObject {
-    var members: [(name: String, value: EncodedValue)] = []
+/// Where a value's text is, or the container it is still being written through: a nested
+/// container can be written to until the value that asked for it is complete.
+enum PendingValue {
+    /// Complete JSON text in the document.
+    case text(Range<Int>)
+    case object(PendingObject)
+    case array(PendingArray)
+    /// A super-encoder's value, written through it later.
+    case encoder(JSONValueEncoder)
+}
+
+final class PendingObject {
+    struct Member {
+        var name: MemberName
+        var value: PendingValue
+    }
+
+    var members: [Member] = []
+
+    init() { members.reserveCapacity(16) }
+}
+
+final class PendingArray {
+    var elements: [PendingValue] = []
 }
 
 /// Dictionaries with `String` keys are free-form maps: their keys are written as they are, never
 /// converted to `snake_case` (metadata keys belong to the client).
 protocol StringKeyedEncodableMap {
-    func encodedMembers(path: [any CodingKey]) throws -> [(name: String, value: EncodedValue)]
+    func encodeMembers(into object: PendingObject, of document: JSONDocument, path: CodingPathNode) throws
 }
 
 extension Dictionary: StringKeyedEncodableMap where Key == String, Value: Encodable {
-    func encodedMembers(path: [any CodingKey]) throws -> [(name: String, value: EncodedValue)] {
-        try map { key, value in (key, try JSONValueEncoder.box(value, path: path + [AnyKey(key)])) }
-    }
-}
-
-/// An `Encoder` for one value: whatever container the value asks for becomes its ``storage``.
-final class JSONValueEncoder: Encoder {
-    let codingPath: [any CodingKey]
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
-    var storage: EncodedValue?
-
-    init(path: [any CodingKey]) { codingPath = path }
-
-    /// `value` as an ``EncodedValue``: scalars directly, the Foundation types as `JSONEncoder`
-    /// writes them by default, anything else through its own `encode(to:)`.
-    static func box(_ value: some Encodable, path: [any CodingKey]) throws -> EncodedValue {
-        switch value {
-        case let string as String: return .string(string)
-        case let bool as Bool: return .bool(bool)
-        case let int as Int: return .number(String(int))
-        case let int as Int64: return .number(String(int))
-        case let int as UInt32: return .number(String(int))
-        case let int as UInt8: return .number(String(int))
-        case let url as URL: return .string(url.absoluteString)
-        case let data as Data: return .string(data.base64EncodedString())
-        case let decimal as Decimal: return .number(decimal.description)
-        case let map as any StringKeyedEncodableMap:
-            let object = EncodedObject()
-            object.members = try map.encodedMembers(path: path)
-            return .object(object)
-        default:
-            let encoder = JSONValueEncoder(path: path)
-            try value.encode(to: encoder)
-            // A value that wrote nothing is an empty object, as with `JSONEncoder` when nested.
-            return encoder.storage ?? .object(EncodedObject())
+    func encodeMembers(into object: PendingObject, of document: JSONDocument, path: CodingPathNode) throws {
+        for (key, value) in self {
+            let name = document.writeName(exactly: key)
+            let text = try document.box(value, path: path.appending(key: AnyKey(key)))
+            object.members.append(.init(name: name, value: .text(text)))
         }
-    }
-
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        let object: EncodedObject
-        if case .object(let existing) = storage {
-            object = existing
-        } else {
-            object = EncodedObject()
-            storage = .object(object)
-        }
-        return KeyedEncodingContainer(JSONKeyedEncodingContainer<Key>(object: object, codingPath: codingPath))
-    }
-
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        let array: EncodedArray
-        if case .array(let existing) = storage {
-            array = existing
-        } else {
-            array = EncodedArray()
-            storage = .array(array)
-        }
-        return JSONUnkeyedEncodingContainer(array: array, codingPath: codingPath)
-    }
-
-    func singleValueContainer() -> any SingleValueEncodingContainer { JSONSingleValueEncodingContainer(encoder: self) }
-}
-
-/// Numbers as JSON text; non-finite floating point cannot be JSON and is refused, as
-/// `JSONEncoder` refuses it.
-enum EncodedNumber {
-    static func floatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible>(_ value: T, path: [any CodingKey]) throws -> EncodedValue {
-        guard value.isFinite else {
-            throw EncodingError.invalidValue(value, .init(codingPath: path, debugDescription: "\(value) is not a JSON number."))
-        }
-        // Whole numbers as integers (`2`, not `2.0`), as JSONEncoder writes them.
-        if value == value.rounded(), abs(value) < 1e15 { return .number(String(Int64(value))) }
-        return .number(value.description)
-    }
-}
-
-struct JSONSingleValueEncodingContainer: SingleValueEncodingContainer {
-    let encoder: JSONValueEncoder
-    var codingPath: [any CodingKey] { encoder.codingPath }
-
-    func encodeNil() { encoder.storage = .null }
-    func encode(_ value: Bool) { encoder.storage = .bool(value) }
-    func encode(_ value: String) { encoder.storage = .string(value) }
-    func encode(_ value: Double) throws { encoder.storage = try EncodedNumber.floatingPoint(value, path: codingPath) }
-    func encode(_ value: Float) throws { encoder.storage = try EncodedNumber.floatingPoint(value, path: codingPath) }
-    func encode(_ value: Int) { encoder.storage = .number(String(value)) }
-    func encode(_ value: Int8) { encoder.storage = .number(String(value)) }
-    func encode(_ value: Int16) { encoder.storage = .number(String(value)) }
-    func encode(_ value: Int32) { encoder.storage = .number(String(value)) }
-    func encode(_ value: Int64) { encoder.storage = .number(String(value)) }
-    func encode(_ value: UInt) { encoder.storage = .number(String(value)) }
-    func encode(_ value: UInt8) { encoder.storage = .number(String(value)) }
-    func encode(_ value: UInt16) { encoder.storage = .number(String(value)) }
-    func encode(_ value: UInt32) { encoder.storage = .number(String(value)) }
-    func encode(_ value: UInt64) { encoder.storage = .number(String(value)) }
-    func encode<T: Encodable>(_ value: T) throws { encoder.storage = try JSONValueEncoder.box(value, path: codingPath) }
-}
-
-struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let object: EncodedObject
-    let codingPath: [any CodingKey]
-
-    private func put(_ value: EncodedValue, _ key: Key) {
-        object.members.append((JSONKeys.snakeCase(key.stringValue), value))
-    }
-
-    func encodeNil(forKey key: Key) { put(.null, key) }
-    func encode(_ value: Bool, forKey key: Key) { put(.bool(value), key) }
-    func encode(_ value: String, forKey key: Key) { put(.string(value), key) }
-    func encode(_ value: Double, forKey key: Key) throws { put(try EncodedNumber.floatingPoint(value, path: codingPath + [key]), key) }
-    func encode(_ value: Float, forKey key: Key) throws { put(try EncodedNumber.floatingPoint(value, path: codingPath + [key]), key) }
-    func encode(_ value: Int, forKey key: Key) { put(.number(String(value)), key) }
-    func encode(_ value: Int8, forKey key: Key) { put(.number(String(value)), key) }
-    func encode(_ value: Int16, forKey key: Key) { put(.number(String(value)), key) }
-    func encode(_ value: Int32, forKey key: Key) { put(.number(String(value)), key) }
-    func encode(_ value: Int64, forKey key: Key) { put(.number(String(value)), key) }
-    func encode(_ value: UInt, forKey key: Key) { put(.number(String(value)), key) }
-    func encode(_ value: UInt8, forKey key: Key) { put(.number(String(value)), key) }
-    func encode(_ value: UInt16, forKey key: Key) { put(.number(String(value)), key) }
-    func encode(_ value: UInt32, forKey key: Key) { put(.number(String(value)), key) }
-    func encode(_ value: UInt64, forKey key: Key) { put(.number(String(value)), key) }
-    func encode<T: Encodable>(_ value: T, forKey key: Key) throws { put(try JSONValueEncoder.box(value, path: codingPath + [key]), key) }
-
-    func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        let nested = EncodedObject()
-        put(.object(nested), key)
-        return KeyedEncodingContainer(JSONKeyedEncodingContainer<NestedKey>(object: nested, codingPath: codingPath + [key]))
-    }
-
-    func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let nested = EncodedArray()
-        put(.array(nested), key)
-        return JSONUnkeyedEncodingContainer(array: nested, codingPath: codingPath + [key])
-    }
-
-    func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
-
-    func superEncoder(forKey key: Key) -> any Encoder {
-        // The sub-encoder's value lands under `key` once written: give it an object to fill.
-        let nested = EncodedObject()
-        put(.object(nested), key)
-        let encoder = JSONValueEncoder(path: codingPath + [key])
-        encoder.storage = .object(nested)
-        return encoder
-    }
-}
-
-struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
-    let array: EncodedArray
-    let codingPath: [any CodingKey]
-    var count: Int { array.elements.count }
-
-    private var nextPath: [any CodingKey] { codingPath + [AnyKey(intValue: array.elements.count)!] }
-
-    func encodeNil() { array.elements.append(.null) }
-    func encode(_ value: Bool) { array.elements.append(.bool(value)) }
-    func encode(_ value: String) { array.elements.append(.string(value)) }
-    func encode(_ value: Double) throws { array.elements.append(try EncodedNumber.floatingPoint(value, path: nextPath)) }
-    func encode(_ value: Float) throws { array.elements.append(try EncodedNumber.floatingPoint(value, path: nextPath)) }
-    func encode(_ value: Int) { array.elements.append(.number(String(value))) }
-    func encode(_ value: Int8) { array.elements.append(.number(String(value))) }
-    func encode(_ value: Int16) { array.elements.append(.number(String(value))) }
-    func encode(_ value: Int32) { array.elements.append(.number(String(value))) }
-    func encode(_ value: Int64) { array.elements.append(.number(String(value))) }
-    func encode(_ value: UInt) { array.elements.append(.number(String(value))) }
-    func encode(_ value: UInt8) { array.elements.append(.number(String(value))) }
-    func encode(_ value: UInt16) { array.elements.append(.number(String(value))) }
-    func encode(_ value: UInt32) { array.elements.append(.number(String(value))) }
-    func encode(_ value: UInt64) { array.elements.append(.number(String(value))) }
-    func encode<T: Encodable>(_ value: T) throws { array.elements.append(try JSONValueEncoder.box(value, path: nextPath)) }
-
-    func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        let nested = EncodedObject()
-        let path = nextPath
-        array.elements.append(.object(nested))
-        return KeyedEncodingContainer(JSONKeyedEncodingContainer<NestedKey>(object: nested, codingPath: path))
-    }
-
-    func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let nested = EncodedArray()
-        let path = nextPath
-        array.elements.append(.array(nested))
-        return JSONUnkeyedEncodingContainer(array: nested, codingPath: path)
-    }
-
-    func superEncoder() -> any Encoder {
-        let nested = EncodedObject()
-        let encoder = JSONValueEncoder(path: nextPath)
-        array.elements.append(.object(nested))
-        encoder.storage = .object(nested)
-        return encoder
     }
 }

@@ -6,24 +6,39 @@ enum JSONKeys {
     static func snakeCase(_ name: String) -> String {
         // Most keys are one lower-case word: look before copying the bytes.
         guard name.utf8.contains(where: isUpper) else { return name }
-        let utf8 = Array(name.utf8)
         var out: [UInt8] = []
-        out.reserveCapacity(utf8.count + 4)
-        for (index, byte) in utf8.enumerated() {
-            if isUpper(byte) {
-                let previous = index > 0 ? utf8[index - 1] : nil
-                let next = index + 1 < utf8.count ? utf8[index + 1] : nil
-                // A word starts at an upper-case letter after a lower-case letter or digit, and at
-                // the last capital of an acronym that a lower-case word follows (`URLPath`).
-                let startsWord =
-                    previous.map { isLower($0) || isDigit($0) || (isUpper($0) && next.map(isLower) == true) } ?? false
-                if startsWord && out.last != UInt8(ascii: "_") { out.append(UInt8(ascii: "_")) }
-                out.append(byte + 0x20)
-            } else {
-                out.append(byte)
-            }
-        }
+        out.reserveCapacity(name.utf8.count + 4)
+        appendSnakeCase(name, to: &out)
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `name` in `snake_case` to `out`, which may already hold other text: how the encoder
+    /// writes a member's name straight into its document.
+    static func appendSnakeCase(_ name: String, to out: inout [UInt8]) {
+        var name = name
+        name.withUTF8 { appendSnakeCase($0, to: &out) }
+    }
+
+    private static func appendSnakeCase(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        guard let firstUpper = utf8.firstIndex(where: isUpper) else {
+            out.append(contentsOf: utf8)
+            return
+        }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<firstUpper]))
+        for index in firstUpper..<utf8.count {
+            let byte = utf8[index]
+            guard isUpper(byte) else {
+                out.append(byte)
+                continue
+            }
+            let previous = index > 0 ? utf8[index - 1] : nil
+            let next = index + 1 < utf8.count ? utf8[index + 1] : nil
+            // A word starts at an upper-case letter after a lower-case letter or digit, and at the
+            // last capital of an acronym that a lower-case word follows (`URLPath`).
+            let startsWord = previous.map { isLower($0) || isDigit($0) || (isUpper($0) && next.map(isLower) == true) } ?? false
+            if startsWord { out.append(UInt8(ascii: "_")) }
+            out.append(byte + 0x20)
+        }
     }
 
     /// Whether the member `jsonName` is the Swift key `swiftName`: the same text, or its
@@ -69,39 +84,4 @@ enum JSONKeys {
     private static func isUpper(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
     private static func isLower(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") }
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-}
-
-/// Where a decoder is in the document, built only as far as it is used: a child is one small
-/// allocation, and the array of coding keys is made only when someone asks (an error, mostly).
-final class DecodingPath: Sendable {
-    enum Step: Sendable {
-        case key(String)
-        case index(Int)
-    }
-
-    let parent: DecodingPath?
-    let step: Step?
-
-    static let root = DecodingPath(parent: nil, step: nil)
-
-    private init(parent: DecodingPath?, step: Step?) {
-        self.parent = parent
-        self.step = step
-    }
-
-    func appending(key: some CodingKey) -> DecodingPath { DecodingPath(parent: self, step: .key(key.stringValue)) }
-    func appending(index: Int) -> DecodingPath { DecodingPath(parent: self, step: .index(index)) }
-
-    var codingPath: [any CodingKey] {
-        var keys: [any CodingKey] = []
-        var node: DecodingPath? = self
-        while let current = node, let step = current.step {
-            switch step {
-            case .key(let name): keys.append(AnyKey(name))
-            case .index(let index): keys.append(AnyKey(intValue: index)!)
-            }
-            node = current.parent
-        }
-        return keys.reversed()
-    }
 }

@@ -34,7 +34,7 @@ final class JSONObject {
     var asked: [String] = []
     /// Set when a type opens the object as a keyed container: only those objects are checked for
     /// unknown members (a free-form map reads every member anyway).
-    var path: DecodingPath?
+    var path: CodingPathNode?
 
     init(names: [String], values: [JSONNode]) {
         self.names = names
