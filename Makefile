@@ -4,7 +4,7 @@
 ARGS ?=
 
 .DEFAULT_GOAL := build
-.PHONY: test evm-difftest evm-contracts evm-testnode bench-evm bench-evm-market contract-test browser-test security-attacks run bench-ledger bench-http bench-ble-sessions bench-substrate bench-scale bench-fanout bench-chainkit build format lint
+.PHONY: test evm-difftest evm-contracts evm-testnode bench-evm bench-evm-market contract-test browser-test security-attacks run bench-ledger bench-http bench-ble-sessions bench-substrate bench-scale bench-fanout bench-chainkit bench-json build format lint
 
 test:
 	bash scripts/test.sh $(ARGS)
@@ -65,6 +65,9 @@ lint:
 
 bench-chainkit:
 	bash scripts/bench-chainkit.sh
+
+bench-json:
+	bash scripts/bench-json.sh
 
 bench-localchain:
 	bash scripts/bench-localchain.sh

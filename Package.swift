@@ -222,6 +222,13 @@ let package = Package(
             path: "bench/ChainKitBench",
             swiftSettings: swiftSettings
         ),
+        // The API's JSON coder beside Foundation's (`make bench-json`, scripts/bench-json.sh).
+        .executableTarget(
+            name: "JSONBench",
+            dependencies: ["HubKernel"],
+            path: "bench/JSONBench",
+            swiftSettings: swiftSettings
+        ),
         // EVMKit in gas per second beside revm (`make bench-evm`, scripts/bench-evm.sh).
         .executableTarget(
             name: "EVMBench",
