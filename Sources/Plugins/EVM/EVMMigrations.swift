@@ -4,7 +4,9 @@ import HubKernel
 /// The rail's tables (migration group `evm`). Final once released: a change is a new migration
 /// appended to the list.
 enum EVMMigrations {
-    static let all: [Migration] = [accounts, operations, listings, reviewsAndChat, images, lectures, transactions, itemDelivery]
+    static let all: [Migration] = [
+        accounts, operations, listings, reviewsAndChat, images, lectures, transactions, itemDelivery, refusedNoncesFree,
+    ]
 
     /// Custodial accounts: one key per user and chain, sealed under the rail's data key (see
     /// ``CustodialKeys``); `sealed_key` opens only for this chain and address.
@@ -267,5 +269,19 @@ enum EVMMigrations {
     /// How an item reaches its buyer (``Item/Delivery``), when its minter said.
     static let itemDelivery = Migration("008_item_delivery") { dialect in
         dialect.ddl("ALTER TABLE evm_items ADD COLUMN delivery TEXT;")
+    }
+
+    /// A transaction the node refused (`error` `refused: …`) never used its nonce, and the next
+    /// send from that account takes it again (``TransactionSender``). The unique index covered
+    /// refused operations too, so that send collided with the refused row on every attempt and
+    /// the account could not send again. Only operations that hold their nonce are unique now.
+    static let refusedNoncesFree = Migration("009_refused_nonces_free") { dialect in
+        dialect.ddl(
+            """
+            DROP INDEX evm_operations_nonce;
+            CREATE UNIQUE INDEX evm_operations_nonce ON evm_operations (chain, from_address, nonce)
+                WHERE error IS NULL OR error NOT LIKE 'refused:%';
+            """
+        )
     }
 }
