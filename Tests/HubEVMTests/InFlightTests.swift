@@ -36,6 +36,58 @@ struct RefusingSendTransport: ChainTransport {
     }
 }
 
+/// Alice's custodial account on the hub's own chain and a sender: both tests send a plain transfer
+/// from it, through a client of their choosing.
+struct AliceSending {
+    let plugin: EVMPlugin
+    let chain: EVMChainSettings
+    let reliable: ChainClient
+    let from: EthereumAddress
+    let key: [UInt8]
+    let sender: TransactionSender
+
+    init(_ hub: Hub) async throws {
+        plugin = try #require(hub.plugins.running.first { $0.id == EVMPlugin.id }?.plugin as? EVMPlugin)
+        chain = try plugin.chains.settings(nil)
+        reliable = try plugin.chains.client(chain)
+        from = try EthereumAddress(try await plugin.accounts.account(for: testUserID("alice"), on: chain.id).address)
+        key = try await plugin.accounts.privateKey(user: testUserID("alice"), chain: chain.id).1
+        sender = TransactionSender(context: plugin.context, locks: SenderLocks())
+    }
+
+    /// A client whose transport wraps the chain's own.
+    func client(_ wrap: (any ChainTransport) -> any ChainTransport) -> ChainClient {
+        ChainClient(chain: chain.id, transport: wrap(reliable.transport))
+    }
+
+    /// Sends a transfer of nothing to a fixed address through `client`.
+    func send(through client: ChainClient) async throws -> EVMOperation {
+        let to = try EthereumAddress(publicKey: Secp256k1.publicKey(privateKey: [UInt8](repeating: 3, count: 32)))
+        let request = TransactionSender.Request(
+            chain: chain,
+            client: client,
+            userID: testUserID("alice"),
+            kind: "transfer",
+            subject: to.checksummed,
+            to: to,
+            data: []
+        )
+        return try await sender.send(request, privateKey: key, from: from)
+    }
+
+    /// `operation` once the tracker (a service of the running hub) has settled it, or as it is
+    /// after 30 s.
+    func settled(_ operation: EVMOperation) async throws -> EVMOperation? {
+        var current: EVMOperation?
+        for _ in 0..<300 {
+            current = try await plugin.items.operation(operation.id)
+            if current?.state != .pending { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return current
+    }
+}
+
 extension EVMRailTests {
     @Suite("EVM rail: transactions in flight", .timeLimit(.minutes(3)))
     struct InFlightTests {
@@ -43,37 +95,13 @@ extension EVMRailTests {
         func lostSend(backend: TestBackend) async throws {
             try await withEVMHub(on: backend) { hub, client in
                 try await client.waitEVMChainsReady()
-                let plugin = try #require(hub.plugins.running.first { $0.id == EVMPlugin.id }?.plugin as? EVMPlugin)
-                let chain = try plugin.chains.settings(nil)
-                let reliable = try plugin.chains.client(chain)
-                let lossy = ChainClient(chain: chain.id, transport: DroppingSendTransport(inner: reliable.transport))
-                let account = try await plugin.accounts.account(for: testUserID("alice"), on: chain.id)
-                let (_, key) = try await plugin.accounts.privateKey(user: testUserID("alice"), chain: chain.id)
-                let sender = TransactionSender(context: plugin.context, locks: SenderLocks())
-                let to = try EthereumAddress(publicKey: Secp256k1.publicKey(privateKey: [UInt8](repeating: 3, count: 32)))
-                let operation = try await sender.send(
-                    TransactionSender.Request(
-                        chain: chain,
-                        client: lossy,
-                        userID: testUserID("alice"),
-                        kind: "transfer",
-                        subject: to.checksummed,
-                        to: to,
-                        data: []
-                    ),
-                    privateKey: key,
-                    from: try EthereumAddress(account.address)
-                )
+                let alice = try await AliceSending(hub)
+                let operation = try await alice.send(through: alice.client { DroppingSendTransport(inner: $0) })
                 #expect(operation.state == .pending)
-                // The tracker (a service of the running hub) finds the node does not know it and sends it.
-                var settled: EVMOperation?
-                for _ in 0..<300 {
-                    settled = try await plugin.items.operation(operation.id)
-                    if settled?.state != .pending { break }
-                    try await Task.sleep(for: .milliseconds(100))
-                }
-                #expect(settled?.state == .confirmed)
-                #expect(try await reliable.quantity("eth_getTransactionCount", [account.address, "latest"]) == 1, "sent exactly once")
+                // The tracker finds the node does not know it and sends it.
+                #expect(try await alice.settled(operation)?.state == .confirmed)
+                let reliable = alice.reliable
+                #expect(try await reliable.quantity("eth_getTransactionCount", [alice.from.checksummed, "latest"]) == 1, "sent exactly once")
                 let receipt = try await reliable.call("eth_getTransactionReceipt", [operation.txHash]) as? [String: Any]
                 #expect(receipt?["status"] as? String == "0x1")
             }
@@ -83,43 +111,18 @@ extension EVMRailTests {
         func refusedSendFreesNonce(backend: TestBackend) async throws {
             try await withEVMHub(on: backend) { hub, client in
                 try await client.waitEVMChainsReady()
-                let plugin = try #require(hub.plugins.running.first { $0.id == EVMPlugin.id }?.plugin as? EVMPlugin)
-                let chain = try plugin.chains.settings(nil)
-                let reliable = try plugin.chains.client(chain)
-                let refusing = ChainClient(chain: chain.id, transport: RefusingSendTransport(inner: reliable.transport))
-                let account = try await plugin.accounts.account(for: testUserID("alice"), on: chain.id)
-                let (_, key) = try await plugin.accounts.privateKey(user: testUserID("alice"), chain: chain.id)
-                let from = try EthereumAddress(account.address)
-                let sender = TransactionSender(context: plugin.context, locks: SenderLocks())
-                let to = try EthereumAddress(publicKey: Secp256k1.publicKey(privateKey: [UInt8](repeating: 3, count: 32)))
-                func request(_ client: ChainClient) -> TransactionSender.Request {
-                    TransactionSender.Request(
-                        chain: chain,
-                        client: client,
-                        userID: testUserID("alice"),
-                        kind: "transfer",
-                        subject: to.checksummed,
-                        to: to,
-                        data: []
-                    )
-                }
-                await #expect(throws: EVMError.self) { try await sender.send(request(refusing), privateKey: key, from: from) }
-                let refused = try await plugin.context.database.read { connection in
-                    try connection.queryFirst("SELECT state, nonce, error FROM evm_operations WHERE from_address = \(from.checksummed)")
+                let alice = try await AliceSending(hub)
+                await #expect(throws: EVMError.self) { try await alice.send(through: alice.client { RefusingSendTransport(inner: $0) }) }
+                let refused = try await alice.plugin.context.database.read { connection in
+                    try connection.queryFirst("SELECT state, nonce FROM evm_operations WHERE from_address = \(alice.from.checksummed)")
                 }
                 #expect(try refused?.text("state") == "failed")
                 #expect(try refused?.int("nonce") == 0)
 
                 // The refused transaction never reached a block, so nonce 0 is still the account's next.
-                let operation = try await sender.send(request(reliable), privateKey: key, from: from)
+                let operation = try await alice.send(through: alice.reliable)
                 #expect(operation.nonce == 0)
-                var settled: EVMOperation?
-                for _ in 0..<300 {
-                    settled = try await plugin.items.operation(operation.id)
-                    if settled?.state != .pending { break }
-                    try await Task.sleep(for: .milliseconds(100))
-                }
-                #expect(settled?.state == .confirmed)
+                #expect(try await alice.settled(operation)?.state == .confirmed)
             }
         }
     }
