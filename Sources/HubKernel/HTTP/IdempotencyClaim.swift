@@ -45,6 +45,14 @@ final class IdempotencyClaim: Sendable {
 
     var isTaken: Bool { state.withLock { $0.taken } }
 
+    /// Whether the claim is taken and recorded, to be put back (``restore(_:)``) when the
+    /// units that changed it are rolled back and run again (a batched step's fallback).
+    var checkpoint: (taken: Bool, recorded: Bool) { state.withLock { $0 } }
+
+    func restore(_ checkpoint: (taken: Bool, recorded: Bool)) {
+        state.withLock { $0 = checkpoint }
+    }
+
     /// Whether a unit recorded the key (then the middleware has nothing left to store).
     var recorded: Bool { state.withLock { $0.recorded } }
 

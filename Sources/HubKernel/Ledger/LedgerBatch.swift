@@ -9,6 +9,10 @@ struct LedgerBatch {
     /// Transfers looked up from storage plus those created in this batch.
     var transfers: [TransferID: Transfer]
     var pending: [TransferID: PendingStatus]
+    /// Transfer ids looked up in storage and not found: a request with one of them is new
+    /// without another read. Sound for the write transaction that read them: only this batch
+    /// creates transfers in it until it is written back (then the batch is dropped).
+    var absentTransfers: Set<TransferID> = []
     private(set) var lastTimestamp: UInt64
     let now: UInt64
 

@@ -136,22 +136,21 @@ enum LedgerStore {
         into batch: inout LedgerBatch,
         on connection: any SQLConnection
     ) throws {
-        var transferKeys = Set<TransferID>()
-        var accountKeys = Set<AccountID>()
-        var pendingKeys = Set<TransferID>(expiring)
-        for request in requests {
-            transferKeys.insert(request.id)
-            switch request.action {
-            case .post(let debit, let credit, _, _), .hold(let debit, let credit, _, _, _):
-                accountKeys.insert(debit)
-                accountKeys.insert(credit)
-            case .postPending(let pendingID, _), .voidPending(let pendingID):
-                pendingKeys.insert(pendingID)
-            }
-        }
-        transferKeys.formUnion(pendingKeys)
-        transferKeys = transferKeys.filter { batch.transfers[$0] == nil }
-        pendingKeys = pendingKeys.filter { batch.pending[$0] == nil }
+        var keys = LedgerKeys()
+        keys.pending.formUnion(expiring)
+        for request in requests { keys.add(request) }
+        try load(keys, into: &batch, on: connection)
+    }
+
+    /// Loads the rows `keys` name that `batch` does not hold yet (row-locked on PostgreSQL) into
+    /// it. A transfer id read and not found is remembered as absent, so that a later load in the
+    /// same transaction does not look for it again.
+    static func load(_ keys: LedgerKeys, into batch: inout LedgerBatch, on connection: any SQLConnection) throws {
+        var accountKeys = keys.accounts
+        var pendingKeys = keys.pending
+        var transferKeys = keys.transfers.union(pendingKeys)
+        transferKeys = transferKeys.filter { batch.transfers[$0] == nil && !batch.absentTransfers.contains($0) }
+        pendingKeys = pendingKeys.filter { batch.pending[$0] == nil && !batch.absentTransfers.contains($0) }
         // A hold the batch holds already names its accounts.
         for hold in pendingKeys.compactMap({ batch.transfers[$0] }) where hold.kind == .pending {
             accountKeys.insert(hold.debitAccountID)
@@ -206,6 +205,7 @@ enum LedgerStore {
             accounts[a.id] = a
         }
         batch.absorb(accounts: accounts, transfers: transfers, pending: pending)
+        batch.absentTransfers.formUnion(transferKeys.filter { transfers[$0] == nil })
     }
 
     /// Writes the four balances of `accounts` back. PostgreSQL gets multi-row upserts (few round

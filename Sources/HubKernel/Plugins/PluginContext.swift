@@ -92,6 +92,14 @@ public struct PluginContext: Sendable {
     public func write<Result: Sendable>(_ body: @escaping @Sendable (UnitOfWork) throws -> Result) async throws -> Result {
         try await kernelLedger.write(as: unitOwner, body)
     }
+
+    /// Runs `request` through `step` as a unit of work of this plugin, batched with the other
+    /// requests of the step waiting for the same group commit (see ``BatchedStep``).
+    public func write<Request: Sendable, Result: Sendable>(_ request: Request, batchedIn step: BatchedStep<Request, Result>) async throws
+        -> Result
+    {
+        try await kernelLedger.write(as: unitOwner, request, batchedIn: step)
+    }
 }
 
 /// Rules for plugin ids.

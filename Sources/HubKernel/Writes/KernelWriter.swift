@@ -10,7 +10,8 @@ import Synchronization
 /// Inside a group, plain transfer requests are applied as one ledger batch (one read of the
 /// accounts involved, one write of the balances): a refused transfer is a result, not an error, so
 /// they need no isolation. Each unit of work runs under its own savepoint: one that throws is
-/// rolled back alone and gets its own error while the rest of the group commits.
+/// rolled back alone and gets its own error while the rest of the group commits; the units of one
+/// ``BatchedStep`` run together under one (``GroupUnits``).
 final class KernelWriter: Service {
     enum Work: Sendable {
         case transfers([TransferRequest], CheckedContinuation<[TransferResult], any Error>)
@@ -171,52 +172,14 @@ final class KernelWriter: Service {
                 if !transferGroups.isEmpty || limit > 0 {
                     (results, expired) = try Self.applyTransfers(transferGroups, expireLimit: limit, on: connection, now: now)
                 }
-                // A lone unit needs no savepoint: its failure rolls back the transaction, which
-                // holds nothing else.
-                let isolate = jobs.count > 1 || !transferGroups.isEmpty || limit > 0 || jobs.contains { $0.recordsFailure }
-                var unitResults: [UnitJob.Outcome] = []
-                unitResults.reserveCapacity(jobs.count)
-                for (index, job) in jobs.enumerated() {
-                    let unit = UnitOfWork(
-                        connection: connection,
-                        owner: job.owner,
-                        clock: clock,
-                        now: now,
-                        maxBatchTransfers: maxTransfers,
-                        claim: job.claim
-                    )
-                    // The counters, events and ledger rows roll back with the savepoint (they are
-                    // written only at the commit).
-                    let stateBefore = connection.activeTransaction?.snapshot
-                    if isolate { try connection.executeDeferred(SQL.savepoint(index)) }
-                    do {
-                        try job.execute(unit)
-                        if isolate { try connection.execute(SQL.releaseSavepoint(index)) }
-                        unitResults.append(.success(unit.transferResults))
-                    } catch {
-                        guard isolate else { throw error }
-                        try connection.execute(SQL.rollbackToSavepoint(index))
-                        if let stateBefore { connection.activeTransaction?.restore(stateBefore) }
-                        if job.recordsFailure, let claim = job.claim {
-                            let kernelUnit = UnitOfWork(
-                                connection: connection,
-                                owner: .kernel,
-                                clock: clock,
-                                now: now,
-                                maxBatchTransfers: maxTransfers
-                            )
-                            do {
-                                try claim.recordFailure(error, in: kernelUnit)
-                            } catch {
-                                // Remembering the failure failed too: leave nothing of either.
-                                try connection.execute(SQL.rollbackToSavepoint(index))
-                                if let stateBefore { connection.activeTransaction?.restore(stateBefore) }
-                            }
-                        }
-                        try connection.execute(SQL.releaseSavepoint(index))
-                        unitResults.append(.failure(error))
-                    }
-                }
+                var units = GroupUnits(
+                    connection: connection,
+                    clock: clock,
+                    now: now,
+                    maxBatchTransfers: maxTransfers,
+                    isolate: jobs.count > 1 || !transferGroups.isEmpty || limit > 0 || jobs.contains { $0.recordsFailure }
+                )
+                let unitResults = try units.run(jobs)
                 return (results, expired, unitResults)
             }
             let (results, expired, unitResults) = outcome
@@ -308,6 +271,9 @@ struct UnitJob: Sendable {
     /// Whether a failed body's problem is recorded with the claim after the rollback: only for a
     /// unit whose error is the request's answer as it stands (``Ledger/respond(as:_:)``).
     var recordsFailure = false
+    /// The ``BatchedStep`` the unit belongs to, if any: the writer runs the step's queued units
+    /// of one group together.
+    var batch: (any BatchMembership)? = nil
     /// Answers the caller: with the body's result when the group committed, else with the error.
     let finish: @Sendable (Outcome) -> Void
 }

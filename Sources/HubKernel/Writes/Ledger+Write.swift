@@ -31,12 +31,34 @@ extension Ledger {
                         execute: { unit in box.value = try body(unit) },
                         claim: claim,
                         recordsFailure: recordingFailure && claim != nil,
-                        finish: { outcome in
-                            switch outcome {
-                            case .success: continuation.resume(returning: box.value!)
-                            case .failure(let error): continuation.resume(throwing: error)
-                            }
-                        }
+                        finish: { outcome in continuation.resume(with: outcome.map { _ in box.value! }) }
+                    )
+                )
+            )
+        }
+    }
+
+    /// Runs `request` through `step` as a unit of work of `owner`, batched with the other
+    /// requests of the step waiting for the same group commit (see ``BatchedStep``).
+    ///
+    /// Rails call it through ``PluginContext/write(_:batchedIn:)``.
+    /// - Throws: as ``write(as:_:)``; the error of this member alone.
+    public func write<Request: Sendable, Result: Sendable>(
+        as owner: UnitOwner = .kernel,
+        _ request: Request,
+        batchedIn step: BatchedStep<Request, Result>
+    ) async throws -> Result {
+        let claim = IdempotencyClaim.current
+        let member = StepMember(step: step, request: request)
+        return try await withCheckedThrowingContinuation { continuation in
+            writer.enqueue(
+                .unit(
+                    UnitJob(
+                        owner: owner,
+                        execute: { unit in try member.runBatch([member], in: [unit]) },
+                        claim: claim,
+                        batch: member,
+                        finish: { outcome in continuation.resume(with: outcome.map { _ in member.result! }) }
                     )
                 )
             )

@@ -61,6 +61,30 @@ public final class UnitOfWork {
         guard requests.count <= maxBatchTransfers else {
             throw TransferError(.batchTooLarge, "a batch holds at most \(maxBatchTransfers) transfers, got \(requests.count)")
         }
+        let (applied, events, lastTimestamp) = try withLedgerRows { batch in
+            try LedgerStore.load(requests: requests, expiring: [], into: &batch, on: database)
+            let applied = batch.apply(requests)
+            return (applied, batch.takeEvents(), batch.lastTimestamp)
+        }
+        try Counters.write(.ledgerTimestamp, Int64(bitPattern: lastTimestamp), on: database)
+        try EventLog.append(events, on: database)
+        transferResults += applied
+        return applied
+    }
+
+    /// Reads the ledger rows `keys` names into the group's shared rows in one go (row-locked on
+    /// PostgreSQL), so that later ``submit(_:)`` calls find them there instead of reading each on
+    /// its own. For a batched step (``BatchedStep``) that knows up front which accounts, holds
+    /// and new transfer ids its members' transfers touch. A transfer id found absent is
+    /// remembered as new.
+    public func prefetch(_ keys: LedgerKeys) throws {
+        guard !keys.isEmpty else { return }
+        try withLedgerRows { batch in try LedgerStore.load(keys, into: &batch, on: database) }
+    }
+
+    /// Runs `body` on the write transaction's shared ledger rows (``TransactionState``), starting
+    /// them when this is the transaction's first ledger work.
+    private func withLedgerRows<Value>(_ body: (inout LedgerBatch) throws -> Value) throws -> Value {
         guard let transaction = database.activeTransaction else {
             throw DatabaseError(.query, "a unit of work runs inside the writer's transaction")
         }
@@ -69,14 +93,8 @@ public final class UnitOfWork {
         var batch = transaction.ledger ?? LedgerBatch(accounts: [:], transfers: [:], pending: [:], lastTimestamp: counter, now: now.nanoseconds)
         transaction.ledger = nil
         batch.catchUp(to: counter)
-        try LedgerStore.load(requests: requests, expiring: [], into: &batch, on: database)
-        let applied = batch.apply(requests)
-        let events = batch.takeEvents()
-        try Counters.write(.ledgerTimestamp, Int64(bitPattern: batch.lastTimestamp), on: database)
-        transaction.ledger = batch
-        try EventLog.append(events, on: database)
-        transferResults += applied
-        return applied
+        defer { transaction.ledger = batch }
+        return try body(&batch)
     }
 
     /// Applies one transfer within this unit.
@@ -200,6 +218,7 @@ public enum UnitError: Error, Sendable, CustomStringConvertible {
     case foreignTable(String, prefix: String, statement: String)
     case foreignEventSource(String, owner: UnitOwner)
     case undeclaredEventType(String, owner: UnitOwner)
+    case batchResultCount(Int, members: Int)
 
     public var description: String {
         switch self {
@@ -209,6 +228,8 @@ public enum UnitError: Error, Sendable, CustomStringConvertible {
             "\(owner) appends events as \(owner.eventSource), not \(source)"
         case .undeclaredEventType(let type, let owner):
             "\(owner) appends only the event types its plugin declares (RailPlugin.eventTypes), not '\(type)'"
+        case .batchResultCount(let results, let members):
+            "a batched step answers each of its \(members) members once, not with \(results) results"
         }
     }
 }

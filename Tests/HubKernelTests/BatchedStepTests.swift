@@ -1,0 +1,204 @@
+import Foundation
+import HubTestSupport
+import Synchronization
+import Testing
+
+@testable import HubKernel
+
+/// Batched steps: the writer runs the queued requests of one step together, in arrival order,
+/// under one savepoint; a batch that throws is rolled back and its members run again one by one,
+/// each with its own `Idempotency-Key`.
+@Suite("Batched steps", .timeLimit(.minutes(4)))
+struct BatchedStepTests {
+    struct Tip: Sendable {
+        let name: String
+        let amount: UInt128
+        var fails = false
+    }
+
+    struct Failing: Error {}
+
+    /// The members each run of the step saw, by name.
+    final class Runs: Sendable {
+        private let names = Mutex<[[String]]>([])
+        func append(_ run: [String]) { names.withLock { $0.append(run) } }
+        var all: [[String]] { names.withLock { $0 } }
+    }
+
+    /// A step that writes a note per member and moves each member's amount from `payer` to
+    /// `payee` with a new transfer id read in one prefetch, recording the members each run saw.
+    static func tipStep(payer: AccountID, payee: AccountID, asset: AssetCode, runs: Runs) -> BatchedStep<Tip, Bool> {
+        BatchedStep { members in
+            runs.append(members.map(\.request.name))
+            let ids = members.map { _ in TransferID.timeOrdered() }
+            var keys = LedgerKeys()
+            keys.transfers.formUnion(ids)
+            keys.accounts.formUnion([payer, payee])
+            try members[0].unit.prefetch(keys)
+            return try zip(members, ids).map { member, id in
+                try member.unit.connection.executeDeferred("INSERT INTO tipjar_notes (name) VALUES (\(member.request.name))")
+                let result = try member.unit.submit(
+                    TransferRequest(id: id, action: .post(debit: payer, credit: payee, amount: member.request.amount, asset: asset))
+                )
+                try member.unit.answer(HTTPReply(status: 201, contentType: "text/plain", location: nil, body: Array(member.request.name.utf8)))
+                if member.request.fails { throw Failing() }
+                // A refusal is a result: the member is answered with it and the batch goes on.
+                return result.transfer != nil
+            }
+        }
+    }
+
+    /// Holds the writer with one unit until `release`, so that what is queued meanwhile runs as
+    /// one group.
+    static func holdWriter(_ ledger: Ledger) async throws -> (release: @Sendable () -> Void, done: Task<Void, any Error>) {
+        let started = Atomic<Bool>(false)
+        let gate = DispatchSemaphore(value: 0)
+        let holding = Task {
+            try await ledger.write(as: .kernel) { _ in
+                started.store(true, ordering: .sequentiallyConsistent)
+                gate.wait()
+            }
+        }
+        while !started.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(2)) }
+        return ({ gate.signal() }, holding)
+    }
+
+    /// Queues `body` and waits until the writer holds it, so that queued work keeps its order.
+    static func queue<Value: Sendable>(_ ledger: Ledger, _ body: @escaping @Sendable () async throws -> Value) async throws -> Task<Value, any Error>
+    {
+        let waiting = ledger.writer.queuedCount
+        let task = Task { try await body() }
+        while ledger.writer.queuedCount == waiting { try await Task.sleep(for: .milliseconds(2)) }
+        return task
+    }
+
+    static func claim(_ ledger: Ledger, key: String) -> IdempotencyClaim {
+        IdempotencyClaim(scope: "user:test", key: key, requestHash: [1], clock: ledger.clock, retention: .seconds(3600), replyForError: { _ in nil })
+    }
+
+    static func recordedKeys(_ ledger: Ledger) async throws -> [String: String] {
+        try await ledger.database.read { connection in
+            try connection.query("SELECT key, body FROM hub_idempotency_keys").reduce(into: [:]) { keys, row in
+                keys[try row.text("key")] = String(decoding: try row.bytes("body"), as: UTF8.self)
+            }
+        }
+    }
+
+    @Test("the queued requests of one step run as one batch in arrival order; other units keep their own", arguments: TestBackend.enabled)
+    func queuedMembersRunTogether(backend: TestBackend) async throws {
+        try await withLedger(on: backend) { ledger in
+            try await UnitOfWorkTests.makeTable(ledger)
+            let usd = try await ledger.makeAsset("USD")
+            let alice = try await ledger.makeWallet(usd)
+            let bob = try await ledger.makeWallet(usd)
+            try await ledger.mint(100, of: usd, to: alice)
+            let runs = Runs()
+            let step = Self.tipStep(payer: alice.id, payee: bob.id, asset: usd.code, runs: runs)
+            let (release, holding) = try await Self.holdWriter(ledger)
+            var members: [Task<Bool, any Error>] = []
+            for index in 0..<6 {
+                members.append(
+                    try await Self.queue(ledger) {
+                        try await IdempotencyClaim.$current.withValue(Self.claim(ledger, key: "tip-\(index)")) {
+                            // The fourth asks for more than alice has left: refused, not failed.
+                            try await ledger.write(as: .tipjar, Tip(name: "tip-\(index)", amount: index == 3 ? 90 : 10), batchedIn: step)
+                        }
+                    }
+                )
+                if index == 2 {
+                    // A plain unit between members runs on its own.
+                    _ = try await Self.queue(ledger) {
+                        try await ledger.write(as: .tipjar) { unit in
+                            try unit.connection.execute("INSERT INTO tipjar_notes (name) VALUES ('plain')")
+                        }
+                    }
+                }
+            }
+            release()
+            try await holding.value
+            var moved: [Bool] = []
+            for member in members { moved.append(try await member.value) }
+
+            #expect(moved == [true, true, true, false, true, true])
+            #expect(runs.all == [(0..<6).map { "tip-\($0)" }])
+            #expect(try await UnitOfWorkTests.notes(ledger) == ["plain"] + (0..<6).map { "tip-\($0)" })
+            #expect(try await ledger.balance(bob).available == 50)
+            #expect(try await Self.recordedKeys(ledger) == Dictionary(uniqueKeysWithValues: (0..<6).map { ("tip-\($0)", "tip-\($0)") }))
+            try await ledger.expectVerified()
+        }
+    }
+
+    @Test("a member that throws fails alone: the batch rolls back and its members run one by one, keys and all", arguments: TestBackend.enabled)
+    func failingMemberFailsAlone(backend: TestBackend) async throws {
+        try await withLedger(on: backend) { ledger in
+            try await UnitOfWorkTests.makeTable(ledger)
+            let usd = try await ledger.makeAsset("USD")
+            let alice = try await ledger.makeWallet(usd)
+            let bob = try await ledger.makeWallet(usd)
+            try await ledger.mint(100, of: usd, to: alice)
+            let runs = Runs()
+            let step = Self.tipStep(payer: alice.id, payee: bob.id, asset: usd.code, runs: runs)
+            let (release, holding) = try await Self.holdWriter(ledger)
+            var members: [Task<Bool, any Error>] = []
+            for index in 0..<4 {
+                members.append(
+                    try await Self.queue(ledger) {
+                        try await IdempotencyClaim.$current.withValue(Self.claim(ledger, key: "tip-\(index)")) {
+                            try await ledger.write(as: .tipjar, Tip(name: "tip-\(index)", amount: 10, fails: index == 1), batchedIn: step)
+                        }
+                    }
+                )
+            }
+            release()
+            try await holding.value
+            #expect(try await members[0].value)
+            await #expect(throws: Failing.self) { try await members[1].value }
+            #expect(try await members[2].value)
+            #expect(try await members[3].value)
+
+            // Once together, then each alone.
+            #expect(runs.all == [["tip-0", "tip-1", "tip-2", "tip-3"], ["tip-0"], ["tip-1"], ["tip-2"], ["tip-3"]])
+            #expect(try await UnitOfWorkTests.notes(ledger) == ["tip-0", "tip-2", "tip-3"])
+            #expect(try await ledger.balance(bob).available == 30)
+            // The members' keys were taken in the rolled-back batch and taken again alone.
+            #expect(try await Self.recordedKeys(ledger) == ["tip-0": "tip-0", "tip-2": "tip-2", "tip-3": "tip-3"])
+            let (sequences, transfers) = try await ledger.database.read { connection in
+                (
+                    try connection.query("SELECT sequence FROM hub_events ORDER BY sequence").map { try $0.int("sequence") },
+                    try connection.queryFirst("SELECT count(*) AS n FROM ledger_transfers")?.int("n")
+                )
+            }
+            #expect(sequences == Array(1...Int64(sequences.count)))
+            #expect(transfers == 4)  // the mint and three tips
+            try await ledger.expectVerified()
+        }
+    }
+
+    @Test("a transfer id a prefetch found absent is created without another read; one found present is an `exists`", arguments: TestBackend.enabled)
+    func prefetchRemembersAbsentIDs(backend: TestBackend) async throws {
+        try await withLedger(on: backend) { ledger in
+            let usd = try await ledger.makeAsset("USD")
+            let alice = try await ledger.makeWallet(usd)
+            let bob = try await ledger.makeWallet(usd)
+            try await ledger.mint(100, of: usd, to: alice)
+            let earlier = TransferRequest(id: .timeOrdered(), action: .post(debit: alice.id, credit: bob.id, amount: 5, asset: usd.code))
+            _ = try await ledger.submit([earlier])
+            let fresh = TransferRequest(id: .timeOrdered(), action: .post(debit: alice.id, credit: bob.id, amount: 7, asset: usd.code))
+            let (absent, results) = try await ledger.write { unit in
+                var keys = LedgerKeys()
+                keys.add(fresh)
+                keys.add(earlier)
+                try unit.prefetch(keys)
+                let absent = unit.database.activeTransaction?.ledger?.absentTransfers
+                return (absent, try unit.submit([fresh, earlier]))
+            }
+            #expect(absent == [fresh.id])
+            guard case .created = results[0], case .exists = results[1] else {
+                Issue.record("expected the fresh transfer created and the earlier one to exist: \(results)")
+                return
+            }
+            #expect(try await ledger.balance(bob).available == 12)
+            try await ledger.expectVerified()
+        }
+    }
+}
