@@ -5,11 +5,23 @@ import HubKernel
 /// (``PluginContext/write(_:)``): the session row (locked), the lock rows, the ledger hold or
 /// payment, and the event commit together, and transactions on one session run one at a time, so
 /// "first lock wins" and "one payment per share" hold under any concurrency, on both backends.
+/// Locks and pays, the steps every payer takes, are batched steps (``ShareSteps``): those waiting
+/// for one commit share their reads, and each still sees the ones before it.
 /// Refusals are ``SessionRefusal``s, domain errors the kernel answers as problems.
 struct SessionService: Sendable {
     /// The kernel as the rail sees it: its units of work, its reads, the ledger and identity.
     let context: PluginContext
     let configuration: BLESessionsConfiguration
+    /// The payer's two steps, each batched across the requests waiting for one commit.
+    let lockStep: ShareSteps.Step
+    let payStep: ShareSteps.Step
+
+    init(context: PluginContext, configuration: BLESessionsConfiguration) {
+        self.context = context
+        self.configuration = configuration
+        lockStep = ShareSteps.lockStep(lockTTL: configuration.lockTTLSeconds, source: context.eventSource)
+        payStep = ShareSteps.payStep(source: context.eventSource)
+    }
 
     var ledger: RailLedger { context.ledger }
     var database: DatabaseReader { context.database }
@@ -34,23 +46,6 @@ struct SessionService: Sendable {
     /// How the HTTP layer answers a step's result, recorded with the request's
     /// `Idempotency-Key` in the step's own unit of work.
     typealias Answer<Value> = @Sendable (Value) throws -> HTTPReply
-
-    /// Runs one transition as a unit of work and answers the request inside it: with `answer`'s
-    /// reply when it is done, with the refusal's problem when it is refused (a refusal commits
-    /// what it changed, e.g. a lapsed lock released, and is the request's final answer too).
-    private func step<Value: Sendable>(
-        _ answer: Answer<Value>?,
-        _ body: @escaping @Sendable (UnitOfWork) throws -> Outcome<Value>
-    ) async throws -> Value {
-        try await context.write { tx in
-            let outcome = try body(tx)
-            switch outcome {
-            case .done(let value): if let answer { try tx.answer(answer(value)) }
-            case .refused(let refusal): try tx.answer(Problem(refusal).reply)
-            }
-            return outcome
-        }.get()
-    }
 
     struct NewSession: Sendable {
         var payee: UserID
@@ -153,137 +148,28 @@ struct SessionService: Sendable {
     }
 
     /// The lowest share that is neither held nor paid.
-    private static func freeShare(of session: PaymentSession, locks: [SessionLock]) -> Int? {
+    static func freeShare(of session: PaymentSession, locks: [SessionLock]) -> Int? {
         let taken = Set(locks.filter { $0.state == .held || $0.state == .paid }.map(\.share))
         return (0..<session.shares).first { !taken.contains($0) }
     }
 
-    // MARK: Lock
+    // MARK: Lock and pay
 
     /// Locks a share for `payer` and holds its amount on their wallet. Repeating the call while
-    /// the lock stands returns the same lock.
+    /// the lock stands returns the same lock. Batched with the other locks waiting for the same
+    /// commit (``ShareSteps``).
     func lock(_ sessionID: String, payer: UserID, answer: Answer<(PaymentSession, SessionLock)>? = nil) async throws
         -> (PaymentSession, SessionLock)
     {
-        let lockTTL = configuration.lockTTLSeconds
-        let source = self.source
-        return try await step(answer) { tx in
-            let now = tx.now
-            guard case (var session, let locks)? = try SessionStore.sessionForUpdateWithLocks(sessionID, on: tx.connection) else {
-                return .refused(SessionRefusal.notFound())
-            }
-            if session.status.isFinal { return .refused(SessionRefusal.ended(session)) }
-            if session.expiresAt <= now { return .refused(SessionRefusal.expired(session)) }
-            guard payer != session.payeeID else { return .refused(SessionRefusal.cannotPaySelf()) }
-            var releasedLapsedLock = false
-            if let mine = locks.first(where: { $0.payerID == payer && $0.state == .held }) {
-                if mine.expiresAt > now { return .done((session, mine)) }
-                // Lapsed but not yet swept: release it here and take a fresh lock below.
-                try Self.expire(mine, of: &session, at: now, on: tx, source: source)
-                releasedLapsedLock = true
-            }
-            if locks.contains(where: { $0.payerID == payer && $0.state == .paid }) {
-                return .refused(SessionRefusal.shareAlreadyPaid())
-            }
-            // Read again only if releasing a lapsed lock changed them (one query less per lock).
-            let current = releasedLapsedLock ? try SessionStore.locks(session: sessionID, on: tx.connection) : locks
-            guard let share = Self.freeShare(of: session, locks: current) else { return .refused(SessionRefusal.busy()) }
-
-            let amount = session.shareAmount(share)
-            let payerAccount = AccountID.wallet(user: payer, asset: session.asset)
-            let expiresAt = min(now.adding(seconds: lockTTL), session.expiresAt)
-            // The ledger's own timeout is a backstop, a little later than the lock's: the sweeper
-            // normally voids the hold itself, with the event that says why.
-            let holdSeconds = UInt32(max(1, (expiresAt.nanoseconds - now.nanoseconds) / 1_000_000_000 + 30))
-            let holdID = TransferID.timeOrdered()
-            let hold = TransferRequest(
-                id: holdID,
-                action: .hold(debit: payerAccount, credit: session.payeeAccountID, amount: amount, asset: session.asset, timeoutSeconds: holdSeconds),
-                reference: Self.reference(session.id),
-                metadata: ["share": String(share)]
-            )
-            switch try tx.submit(hold) {
-            case .created, .exists: break
-            case .failed(let error):
-                switch error.code {
-                case .exceedsCredits: return .refused(SessionRefusal.insufficientFunds(amount, session.asset))
-                case .debitAccountNotFound: return .refused(SessionRefusal.noWallet(session.asset))
-                default: return .refused(SessionRefusal.ledgerRefused(error))
-                }
-            }
-            let lock = SessionLock(
-                id: RecordID.timeOrdered().description,
-                sessionID: session.id,
-                share: share,
-                payerID: payer,
-                payerAccountID: payerAccount,
-                amount: amount,
-                holdID: holdID,
-                state: .held,
-                lockedAt: now,
-                expiresAt: expiresAt
-            )
-            try SessionStore.insert(lock, on: tx.connection)
-            session.heldShares += 1
-            session.settleStatus()
-            try SessionStore.update(session, on: tx.connection)
-            try tx.append([SessionEvents.event(SessionEvents.locked, session, lock: lock, at: now, source: source)])
-            return .done((session, lock))
-        }
+        try await context.write(ShareSteps.Request(sessionID: sessionID, payer: payer, answer: answer), batchedIn: lockStep).get()
     }
 
-    // MARK: Pay
-
     /// Posts the hold of `payer`'s lock: the share is paid, and the session when every share is.
+    /// Batched with the other payments waiting for the same commit (``ShareSteps``).
     func pay(_ sessionID: String, payer: UserID, answer: Answer<(PaymentSession, SessionLock)>? = nil) async throws
         -> (PaymentSession, SessionLock)
     {
-        let source = self.source
-        return try await step(answer) { tx in
-            let now = tx.now
-            guard case (var session, let locks)? = try SessionStore.sessionForUpdateWithLocks(sessionID, on: tx.connection) else {
-                return .refused(SessionRefusal.notFound())
-            }
-            guard payer != session.payeeID else { return .refused(SessionRefusal.cannotPaySelf()) }
-            let mine = locks.filter { $0.payerID == payer }
-            guard var lock = mine.last(where: { $0.state == .held }) else {
-                if mine.contains(where: { $0.state == .paid }) { return .refused(SessionRefusal.shareAlreadyPaid()) }
-                if session.status.isFinal { return .refused(SessionRefusal.ended(session)) }
-                if session.expiresAt <= now { return .refused(SessionRefusal.expired(session)) }
-                if let lapsed = mine.last, lapsed.state == .expired { return .refused(SessionRefusal.lockExpired(lapsed)) }
-                return .refused(SessionRefusal.notLocked())
-            }
-            if lock.expiresAt <= now {
-                try Self.expire(lock, of: &session, at: now, on: tx, source: source)
-                return .refused(SessionRefusal.lockExpired(lock))
-            }
-            let paymentID = TransferID.timeOrdered()
-            let payment = TransferRequest(
-                id: paymentID,
-                action: .postPending(pendingID: lock.holdID, amount: nil),
-                reference: Self.reference(session.id)
-            )
-            switch try tx.submit(payment) {
-            case .created, .exists: break
-            case .failed(let error) where error.code == .pendingTransferExpired || error.code == .pendingTransferAlreadyVoided:
-                // The ledger's backstop timeout got there first; the money never moved.
-                try Self.expire(lock, of: &session, at: now, on: tx, source: source, holdAlreadyReleased: true)
-                return .refused(SessionRefusal.lockExpired(lock))
-            case .failed(let error):
-                throw error
-            }
-            lock.state = .paid
-            lock.resolvedAt = now
-            lock.paymentID = paymentID
-            try SessionStore.update(lock, on: tx.connection)
-            session.heldShares -= 1
-            session.paidShares += 1
-            session.settleStatus()
-            if session.status == .paid { session.endedAt = now }
-            try SessionStore.update(session, on: tx.connection)
-            try tx.append([SessionEvents.event(SessionEvents.paid, session, lock: lock, at: now, source: source)])
-            return .done((session, lock))
-        }
+        try await context.write(ShareSteps.Request(sessionID: sessionID, payer: payer, answer: answer), batchedIn: payStep).get()
     }
 
     // MARK: Cancel and rotate
@@ -335,7 +221,8 @@ struct SessionService: Sendable {
     // MARK: Shared steps
 
     /// Expires one held lock: voids its hold (unless the ledger already did), reopens its share
-    /// and appends `ble.session.lock_expired`.
+    /// and appends `ble.session.lock_expired`. Returns the lock as it now is.
+    @discardableResult
     static func expire(
         _ lock: SessionLock,
         of session: inout PaymentSession,
@@ -343,7 +230,7 @@ struct SessionService: Sendable {
         on tx: UnitOfWork,
         source: String,
         holdAlreadyReleased: Bool = false
-    ) throws {
+    ) throws -> SessionLock {
         if !holdAlreadyReleased { try voidHold(lock, on: tx) }
         var lock = lock
         lock.state = .expired
@@ -353,6 +240,7 @@ struct SessionService: Sendable {
         session.settleStatus()
         try SessionStore.update(session, on: tx.connection)
         try tx.append([SessionEvents.event(SessionEvents.lockExpired, session, lock: lock, at: now, source: source)])
+        return lock
     }
 
     /// Releases every held lock of a session that is ending; the caller writes the session.

@@ -38,15 +38,28 @@ enum SessionStore {
         return try connection.queryFirst(selectSessions + " WHERE id = \(id)" + lock).map(session(from:))
     }
 
-    /// The session, row-locked until the commit on PostgreSQL, with its locks oldest first: what
-    /// every step on a session reads first, in one round trip.
-    static func sessionForUpdateWithLocks(_ id: String, on connection: any SQLConnection) throws -> (PaymentSession, [SessionLock])? {
-        let results = try connection.queries([
-            selectSessions + " WHERE id = \(id)" + .forUpdate(connection.dialect),
-            selectLocks + " WHERE session_id = \(id) ORDER BY locked_at, id",
-        ])
-        guard let row = results[0].first else { return nil }
-        return (try session(from: row), try results[1].map(lock(from:)))
+    /// The sessions `ids` name that exist, row-locked until the commit on PostgreSQL (in id
+    /// order, so that two instances lock them in one order), each with its locks oldest first:
+    /// what a batch of steps on sessions reads first, in one round trip.
+    static func sessionsForUpdateWithLocks(_ ids: Set<String>, on connection: any SQLConnection) throws -> [String: SessionWithLocks] {
+        let keys = ids.sorted()
+        let sessionReads = connection.selectInStatements(
+            selectSessions + " WHERE id",
+            keys: keys,
+            suffix: " ORDER BY id" + .forUpdate(connection.dialect)
+        )
+        let lockReads = connection.selectInStatements(selectLocks + " WHERE session_id", keys: keys, suffix: " ORDER BY locked_at, id")
+        let results = try connection.queries(sessionReads + lockReads)
+        var found: [String: SessionWithLocks] = [:]
+        for row in results.prefix(sessionReads.count).joined() {
+            let session = try session(from: row)
+            found[session.id] = SessionWithLocks(session: session, locks: [])
+        }
+        for row in results.dropFirst(sessionReads.count).joined() {
+            let lock = try lock(from: row)
+            found[lock.sessionID]?.locks.append(lock)
+        }
+        return found
     }
 
     /// Sessions after the cursor `afterSeq`, oldest first, with each one's `seq` for the next cursor.

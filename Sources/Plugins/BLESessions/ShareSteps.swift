@@ -1,0 +1,243 @@
+import HubKernel
+
+/// A session and its locks as a batch of steps sees them: read once, row-locked, and changed in
+/// memory as each member's step is applied, in step with the rows it writes.
+struct SessionWithLocks: Sendable {
+    var session: PaymentSession
+    /// Oldest first.
+    var locks: [SessionLock]
+
+    /// Puts `lock`'s new state in place of its old one, or adds it when it is new.
+    mutating func record(_ lock: SessionLock) {
+        if let index = locks.firstIndex(where: { $0.id == lock.id }) {
+            locks[index] = lock
+        } else {
+            locks.append(lock)
+        }
+    }
+}
+
+/// The two steps a payer takes on a session, lock and pay, as batched steps
+/// (``BatchedStep``): every lock (or pay) waiting for the same group commit runs in one batch,
+/// which reads the sessions, their locks and the ledger rows it needs once, then applies each
+/// member's step in arrival order, in memory, writing each member's rows, events and answer.
+/// A session named by several members sees each one's step in turn, so "first lock wins" and
+/// "one payment per share" hold as they would one unit at a time.
+enum ShareSteps {
+    /// One payer's lock or pay on one session.
+    struct Request: Sendable {
+        let sessionID: String
+        let payer: UserID
+        /// The HTTP reply to record with the request's `Idempotency-Key` when the step is done.
+        let answer: SessionService.Answer<(PaymentSession, SessionLock)>?
+    }
+
+    typealias Outcome = SessionService.Outcome<(PaymentSession, SessionLock)>
+    typealias Step = BatchedStep<Request, Outcome>
+
+    static func lockStep(lockTTL: Int, source: String) -> Step {
+        Step { members in
+            try run(members) { sessions, members in
+                // Each member's new hold id, and what its hold will touch, read in one go.
+                let holdIDs = members.map { _ in TransferID.timeOrdered() }
+                var keys = LedgerKeys()
+                for (member, holdID) in zip(members, holdIDs) {
+                    guard let session = sessions[member.request.sessionID]?.session else { continue }
+                    keys.transfers.insert(holdID)
+                    keys.accounts.insert(AccountID.wallet(user: member.request.payer, asset: session.asset))
+                    keys.accounts.insert(session.payeeAccountID)
+                }
+                try members[0].unit.prefetch(keys)
+                return { index, state in
+                    try lock(
+                        members[index].request.payer,
+                        holdID: holdIDs[index],
+                        in: &state,
+                        tx: members[index].unit,
+                        lockTTL: lockTTL,
+                        source: source
+                    )
+                }
+            }
+        }
+    }
+
+    static func payStep(source: String) -> Step {
+        Step { members in
+            try run(members) { sessions, members in
+                // Each member's new payment id and the holds it may post, read in one go.
+                let paymentIDs = members.map { _ in TransferID.timeOrdered() }
+                var keys = LedgerKeys()
+                for (member, paymentID) in zip(members, paymentIDs) {
+                    guard let locks = sessions[member.request.sessionID]?.locks else { continue }
+                    keys.transfers.insert(paymentID)
+                    for lock in locks where lock.payerID == member.request.payer && lock.state == .held {
+                        keys.pending.insert(lock.holdID)
+                    }
+                }
+                try members[0].unit.prefetch(keys)
+                return { index, state in
+                    try pay(members[index].request.payer, paymentID: paymentIDs[index], in: &state, tx: members[index].unit, source: source)
+                }
+            }
+        }
+    }
+
+    /// Reads the members' sessions, lets `prepare` read what else they need and return the step
+    /// for one member, applies it to each member in turn and records each answer.
+    private static func run(
+        _ members: [Step.Member],
+        prepare: ([String: SessionWithLocks], [Step.Member]) throws -> (Int, inout SessionWithLocks) throws -> Outcome
+    ) throws -> [Outcome] {
+        guard let first = members.first else { return [] }
+        var sessions = try SessionStore.sessionsForUpdateWithLocks(Set(members.map(\.request.sessionID)), on: first.unit.connection)
+        let step = try prepare(sessions, members)
+        var outcomes: [Outcome] = []
+        outcomes.reserveCapacity(members.count)
+        for (index, member) in members.enumerated() {
+            let outcome: Outcome
+            if var state = sessions[member.request.sessionID] {
+                outcome = try step(index, &state)
+                // A refusal keeps what it changed (a lapsed lock released): it commits too.
+                sessions[member.request.sessionID] = state
+            } else {
+                outcome = .refused(SessionRefusal.notFound())
+            }
+            try answer(outcome, with: member.request.answer, on: member.unit)
+            outcomes.append(outcome)
+        }
+        return outcomes
+    }
+
+    /// Records the request's answer with its `Idempotency-Key`: the reply when the step is done,
+    /// the refusal's problem when it is refused (a refusal is the request's final answer too).
+    private static func answer(_ outcome: Outcome, with answer: SessionService.Answer<(PaymentSession, SessionLock)>?, on tx: UnitOfWork) throws {
+        switch outcome {
+        case .done(let value): if let answer { try tx.answer(answer(value)) }
+        case .refused(let refusal): try tx.answer(Problem(refusal).reply)
+        }
+    }
+
+    // MARK: Lock
+
+    /// Locks a share for `payer` and holds its amount on their wallet; a lock the payer holds
+    /// already is returned as it is.
+    private static func lock(
+        _ payer: UserID,
+        holdID: TransferID,
+        in state: inout SessionWithLocks,
+        tx: UnitOfWork,
+        lockTTL: Int,
+        source: String
+    ) throws -> Outcome {
+        let now = tx.now
+        let session = state.session
+        if session.status.isFinal { return .refused(SessionRefusal.ended(session)) }
+        if session.expiresAt <= now { return .refused(SessionRefusal.expired(session)) }
+        guard payer != session.payeeID else { return .refused(SessionRefusal.cannotPaySelf()) }
+        if let mine = state.locks.first(where: { $0.payerID == payer && $0.state == .held }) {
+            if mine.expiresAt > now { return .done((session, mine)) }
+            // Lapsed but not yet swept: release it here and take a fresh lock below.
+            state.record(try SessionService.expire(mine, of: &state.session, at: now, on: tx, source: source))
+        }
+        if state.locks.contains(where: { $0.payerID == payer && $0.state == .paid }) {
+            return .refused(SessionRefusal.shareAlreadyPaid())
+        }
+        guard let share = SessionService.freeShare(of: state.session, locks: state.locks) else { return .refused(SessionRefusal.busy()) }
+
+        let amount = state.session.shareAmount(share)
+        let payerAccount = AccountID.wallet(user: payer, asset: state.session.asset)
+        let expiresAt = min(now.adding(seconds: lockTTL), state.session.expiresAt)
+        // The ledger's own timeout is a backstop, a little later than the lock's: the sweeper
+        // normally voids the hold itself, with the event that says why.
+        let holdSeconds = UInt32(max(1, (expiresAt.nanoseconds - now.nanoseconds) / 1_000_000_000 + 30))
+        let hold = TransferRequest(
+            id: holdID,
+            action: .hold(
+                debit: payerAccount,
+                credit: state.session.payeeAccountID,
+                amount: amount,
+                asset: state.session.asset,
+                timeoutSeconds: holdSeconds
+            ),
+            reference: SessionService.reference(state.session.id),
+            metadata: ["share": String(share)]
+        )
+        switch try tx.submit(hold) {
+        case .created, .exists: break
+        case .failed(let error):
+            switch error.code {
+            case .exceedsCredits: return .refused(SessionRefusal.insufficientFunds(amount, state.session.asset))
+            case .debitAccountNotFound: return .refused(SessionRefusal.noWallet(state.session.asset))
+            default: return .refused(SessionRefusal.ledgerRefused(error))
+            }
+        }
+        let lock = SessionLock(
+            id: RecordID.timeOrdered().description,
+            sessionID: state.session.id,
+            share: share,
+            payerID: payer,
+            payerAccountID: payerAccount,
+            amount: amount,
+            holdID: holdID,
+            state: .held,
+            lockedAt: now,
+            expiresAt: expiresAt
+        )
+        try SessionStore.insert(lock, on: tx.connection)
+        state.record(lock)
+        state.session.heldShares += 1
+        state.session.settleStatus()
+        try SessionStore.update(state.session, on: tx.connection)
+        try tx.append([SessionEvents.event(SessionEvents.locked, state.session, lock: lock, at: now, source: source)])
+        return .done((state.session, lock))
+    }
+
+    // MARK: Pay
+
+    /// Posts the hold of `payer`'s lock: the share is paid, and the session when every share is.
+    private static func pay(_ payer: UserID, paymentID: TransferID, in state: inout SessionWithLocks, tx: UnitOfWork, source: String) throws
+        -> Outcome
+    {
+        let now = tx.now
+        guard payer != state.session.payeeID else { return .refused(SessionRefusal.cannotPaySelf()) }
+        let mine = state.locks.filter { $0.payerID == payer }
+        guard var lock = mine.last(where: { $0.state == .held }) else {
+            if mine.contains(where: { $0.state == .paid }) { return .refused(SessionRefusal.shareAlreadyPaid()) }
+            if state.session.status.isFinal { return .refused(SessionRefusal.ended(state.session)) }
+            if state.session.expiresAt <= now { return .refused(SessionRefusal.expired(state.session)) }
+            if let lapsed = mine.last, lapsed.state == .expired { return .refused(SessionRefusal.lockExpired(lapsed)) }
+            return .refused(SessionRefusal.notLocked())
+        }
+        if lock.expiresAt <= now {
+            state.record(try SessionService.expire(lock, of: &state.session, at: now, on: tx, source: source))
+            return .refused(SessionRefusal.lockExpired(lock))
+        }
+        let payment = TransferRequest(
+            id: paymentID,
+            action: .postPending(pendingID: lock.holdID, amount: nil),
+            reference: SessionService.reference(state.session.id)
+        )
+        switch try tx.submit(payment) {
+        case .created, .exists: break
+        case .failed(let error) where error.code == .pendingTransferExpired || error.code == .pendingTransferAlreadyVoided:
+            // The ledger's backstop timeout got there first; the money never moved.
+            state.record(try SessionService.expire(lock, of: &state.session, at: now, on: tx, source: source, holdAlreadyReleased: true))
+            return .refused(SessionRefusal.lockExpired(lock))
+        case .failed(let error):
+            throw error
+        }
+        lock.state = .paid
+        lock.resolvedAt = now
+        lock.paymentID = paymentID
+        try SessionStore.update(lock, on: tx.connection)
+        state.record(lock)
+        state.session.heldShares -= 1
+        state.session.paidShares += 1
+        state.session.settleStatus()
+        if state.session.status == .paid { state.session.endedAt = now }
+        try SessionStore.update(state.session, on: tx.connection)
+        try tx.append([SessionEvents.event(SessionEvents.paid, state.session, lock: lock, at: now, source: source)])
+        return .done((state.session, lock))
+    }
+}

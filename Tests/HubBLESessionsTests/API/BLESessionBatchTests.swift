@@ -1,0 +1,100 @@
+import Foundation
+import HTTPTypes
+import HubBLESessions
+import HubServer
+import HubServerTestSupport
+import HubTestSupport
+import HummingbirdTesting
+import Synchronization
+import Testing
+
+@testable import HubKernel
+
+/// Locks and pays that wait for the same commit run as one batch (one read of their sessions,
+/// locks and ledger rows): members on one session still see each other's steps in turn.
+@Suite("BLE sessions: batched steps", .timeLimit(.minutes(3)))
+struct BLESessionBatchTests {
+    /// Starts `requests` while the writer is held, each queued before the next starts, then lets
+    /// them run as one group and returns their statuses and problem codes in order.
+    static func inOneGroup(_ hub: Hub, _ requests: [@Sendable () async throws -> TestResponse]) async throws -> [(Int, String?)] {
+        let started = Atomic<Bool>(false)
+        let gate = DispatchSemaphore(value: 0)
+        let holding = Task {
+            try await hub.ledger.write { _ in
+                started.store(true, ordering: .sequentiallyConsistent)
+                gate.wait()
+            }
+        }
+        while !started.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(2)) }
+        var tasks: [Task<TestResponse, any Error>] = []
+        for request in requests {
+            let waiting = hub.ledger.writer.queuedCount
+            tasks.append(Task { try await request() })
+            while hub.ledger.writer.queuedCount == waiting { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        gate.signal()
+        try await holding.value
+        var answers: [(Int, String?)] = []
+        for task in tasks {
+            let response = try await task.value
+            answers.append((Int(response.status.code), problemCode(response)))
+        }
+        return answers
+    }
+
+    @Test("a group's locks on a split session take one share each, the extra is busy; its pays pay each once", arguments: TestBackend.enabled)
+    func locksAndPaysInOneBatch(backend: TestBackend) async throws {
+        try await withBLEHub(on: backend) { hub, api in
+            let eur = try #require(try await hub.ledger.asset(AssetCode("EUR")!))
+            try await hub.ledger.mint(10_000, of: eur, to: try await hub.ledger.wallet(of: testUserID("dan"), asset: eur.code))
+            let split = try await api.open(amount: "3000", extra: ["split": ["mode": "equal", "payers": 3]])["id"] as! String
+            let single = try await api.open(amount: "2500")["id"] as! String
+
+            let locks = try await Self.inOneGroup(
+                hub,
+                [
+                    { try await api.lock(split, as: "alice") },
+                    { try await api.lock(split, as: "bob") },
+                    { try await api.lock(single, as: "carol") },
+                    { try await api.lock(split, as: "payee") },
+                    { try await api.lock(split, as: "carol") },
+                    { try await api.lock(split, as: "dan") },
+                    { try await api.lock(split, as: "alice") },  // again: the same lock
+                ]
+            )
+            #expect(locks.map(\.0) == [200, 200, 200, 422, 200, 409, 200], "\(locks)")
+            #expect(locks[3].1 == "cannot_pay_self")
+            #expect(locks[5].1 == "session_locked")
+            let detail = try await api.get("/sessions/\(split)", as: "payee")
+            let shares = (detail.object["locks"] as? [[String: Any]] ?? []).compactMap { $0["share"] as? Int }
+            #expect(shares.sorted() == [0, 1, 2])
+            #expect(try await api.session(split)["status"] as? String == "locked")
+            for payer in ["alice", "bob"] { #expect(try await api.wallet(payer) == (9_000, 1_000)) }
+            #expect(try await api.wallet("carol") == (6_500, 3_500))
+
+            let pays = try await Self.inOneGroup(
+                hub,
+                [
+                    { try await api.pay(split, as: "alice") },
+                    { try await api.pay(split, as: "dan") },
+                    { try await api.pay(single, as: "carol") },
+                    { try await api.pay(split, as: "bob") },
+                    { try await api.pay(split, as: "carol") },
+                    { try await api.pay(split, as: "alice") },  // again, with another key: paid already
+                ]
+            )
+            #expect(pays.map(\.0) == [200, 409, 200, 200, 200, 409], "\(pays)")
+            #expect(pays[1].1 == "session_not_locked")
+            #expect(pays[5].1 == "share_already_paid")
+            #expect(try await api.session(split)["status"] as? String == "paid")
+            #expect(try await api.session(single)["status"] as? String == "paid")
+            #expect(try await api.wallet("payee") == (5_500, 0))
+            #expect(try await api.wallet("carol") == (6_500, 0))
+            #expect(try await api.paymentsToPayee() == 4)
+            let types = try await api.eventTypes()
+            #expect(types.filter { $0 == "ble.session.locked" }.count == 4)
+            #expect(types.filter { $0 == "ble.session.paid" }.count == 4)
+            try await hub.ledger.expectVerified()
+        }
+    }
+}
