@@ -68,8 +68,9 @@ extension SQLConnection {
 }
 
 /// Splits `0..<count` into consecutive ranges whose sizes are powers of two no larger than
-/// `maxChunk` (itself rounded down to a power of two).
-func powerOfTwoChunks(_ count: Int, maxChunk: Int) -> [Range<Int>] {
+/// `maxChunk` (itself rounded down to a power of two): multi-row statements over them come in a
+/// few shapes only, which the prepared-statement cache keeps.
+public func powerOfTwoChunks(_ count: Int, maxChunk: Int) -> [Range<Int>] {
     var limit = 1
     while limit * 2 <= max(1, maxChunk) { limit *= 2 }
     var chunks: [Range<Int>] = []

@@ -5,20 +5,24 @@ import HubKernel
 /// (``PluginContext/write(_:)``): the session row (locked), the lock rows, the ledger hold or
 /// payment, and the event commit together, and transactions on one session run one at a time, so
 /// "first lock wins" and "one payment per share" hold under any concurrency, on both backends.
-/// Locks and pays, the steps every payer takes, are batched steps (``ShareSteps``): those waiting
-/// for one commit share their reads, and each still sees the ones before it.
+/// Opening, locking and paying, the steps every session and payer takes, are batched steps
+/// (``OpenSessionStep``, ``ShareSteps``): those waiting for one commit share their statements, and
+/// each still sees the ones before it.
 /// Refusals are ``SessionRefusal``s, domain errors the kernel answers as problems.
 struct SessionService: Sendable {
     /// The kernel as the rail sees it: its units of work, its reads, the ledger and identity.
     let context: PluginContext
     let configuration: BLESessionsConfiguration
-    /// The payer's two steps, each batched across the requests waiting for one commit.
+    /// The steps every session and payer takes, each batched across the requests waiting for
+    /// one commit.
+    let openStep: OpenSessionStep.Step
     let lockStep: ShareSteps.Step
     let payStep: ShareSteps.Step
 
     init(context: PluginContext, configuration: BLESessionsConfiguration) {
         self.context = context
         self.configuration = configuration
+        openStep = OpenSessionStep.step(source: context.eventSource)
         lockStep = ShareSteps.lockStep(lockTTL: configuration.lockTTLSeconds, source: context.eventSource)
         payStep = ShareSteps.payStep(source: context.eventSource)
     }
@@ -87,41 +91,21 @@ struct SessionService: Sendable {
         // Principals always name real users in production; a session opened for an id without a
         // profile (as some tests do) shows a neutral name rather than failing.
         let displayName = try await identity.users.user(new.payee)?.displayName ?? "Payee"
-        let source = self.source
-        let session = try await context.write { tx in
-            let now = tx.now
-            var session = PaymentSession(
-                id: RecordID.timeOrdered().description,
-                payeeID: new.payee,
-                payeeAccountID: wallet.id,
-                payeeDisplayName: displayName,
-                asset: code,
-                amount: new.amount,
-                splitMode: new.splitMode,
-                shares: new.payers,
-                paidShares: 0,
-                heldShares: 0,
-                status: .advertising,
-                eid: EphemeralID.random(),
-                eidIssuedAt: now,
-                createdAt: now,
-                expiresAt: now.adding(seconds: ttl),
-                endedAt: nil
-            )
-            try SessionStore.insert(session, on: tx.connection)
-            // The EID drawn above almost always is free: record it; only a collision costs more.
-            if try !SessionStore.insertEID(session.eid, session: session.id, at: now, on: tx.connection) {
-                session.eid = try Self.issueEID(for: session.id, at: now, on: tx.connection)
-                try SessionStore.update(session, on: tx.connection)
-            }
-            try tx.append([SessionEvents.event(SessionEvents.created, session, at: now, source: source)])
-            return session
-        }
-        return session
+        let request = OpenSessionStep.Request(
+            payee: new.payee,
+            payeeAccountID: wallet.id,
+            payeeDisplayName: displayName,
+            asset: code,
+            amount: new.amount,
+            splitMode: new.splitMode,
+            shares: new.payers,
+            ttlSeconds: ttl
+        )
+        return try await context.write(request, batchedIn: openStep)
     }
 
     /// A fresh EID recorded for the session; draws again on the rare collision.
-    private static func issueEID(for session: String, at time: LedgerTimestamp, on connection: any SQLConnection) throws -> EphemeralID {
+    static func issueEID(for session: String, at time: LedgerTimestamp, on connection: any SQLConnection) throws -> EphemeralID {
         for _ in 0..<8 {
             let eid = EphemeralID.random()
             if try SessionStore.insertEID(eid, session: session, at: time, on: connection) { return eid }

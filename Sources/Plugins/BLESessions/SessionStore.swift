@@ -108,6 +108,35 @@ enum SessionStore {
         ) == 1
     }
 
+    /// Records each `(eid, session)` pair whose EID is free and returns which session each
+    /// recorded EID now names: a pair missing from the answer, or whose EID names another session
+    /// (two of one batch drew the same), was not recorded. On PostgreSQL the rows go in
+    /// power-of-two chunks of multi-row statements, in one round trip; SQLite, where a statement
+    /// costs no round trip, reuses the prepared single-row one.
+    static func insertEIDs(_ pairs: [(eid: EphemeralID, session: String)], at time: LedgerTimestamp, on connection: any SQLConnection) throws
+        -> [EphemeralID: String]
+    {
+        var recorded: [EphemeralID: String] = [:]
+        if connection.dialect == .sqlite {
+            for pair in pairs where recorded[pair.eid] == nil {
+                if try insertEID(pair.eid, session: pair.session, at: time, on: connection) { recorded[pair.eid] = pair.session }
+            }
+            return recorded
+        }
+        let statements = powerOfTwoChunks(pairs.count, maxChunk: 256).map { chunk in
+            var sql: SQL = "INSERT INTO ble_sessions_eids (eid, session_id, issued_at, valid_until) VALUES "
+            for (position, pair) in pairs[chunk].enumerated() {
+                sql += position == 0 ? "" : ", "
+                sql += "(\(pair.eid.description), \(pair.session), \(time), NULL)"
+            }
+            return sql + " ON CONFLICT (eid) DO NOTHING RETURNING eid, session_id"
+        }
+        for row in try connection.queries(statements).joined() {
+            recorded[try parse(EphemeralID.init(hex:), try row.text("eid"))] = try row.text("session_id")
+        }
+        return recorded
+    }
+
     static func retireEID(_ eid: EphemeralID, validUntil: LedgerTimestamp, on connection: any SQLConnection) throws {
         try connection.executeDeferred("UPDATE ble_sessions_eids SET valid_until = \(validUntil) WHERE eid = \(eid.description)")
     }

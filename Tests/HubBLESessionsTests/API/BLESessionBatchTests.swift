@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import HubBLESessions
 import HubServer
 import HubServerTestSupport
 import HubTestSupport
@@ -8,6 +7,7 @@ import HummingbirdTesting
 import Synchronization
 import Testing
 
+@testable import HubBLESessions
 @testable import HubKernel
 
 /// Locks and pays that wait for the same commit run as one batch (one read of their sessions,
@@ -95,6 +95,33 @@ struct BLESessionBatchTests {
             #expect(types.filter { $0 == "ble.session.locked" }.count == 4)
             #expect(types.filter { $0 == "ble.session.paid" }.count == 4)
             try await hub.ledger.expectVerified()
+        }
+    }
+
+    @Test("opens in one group get one EID each, recorded at once; an EID taken or drawn twice is not recorded", arguments: TestBackend.enabled)
+    func opensInOneBatch(backend: TestBackend) async throws {
+        try await withBLEHub(on: backend) { hub, api in
+            let opened = try await Self.inOneGroup(hub, (0..<5).map { _ in { try await api.post("/sessions", as: "payee", ["amount": "100"]) } })
+            #expect(opened.map(\.0) == Array(repeating: 201, count: 5), "\(opened)")
+            let listed = try await api.get("/sessions", as: "payee").object["data"] as? [[String: Any]] ?? []
+            let sessions = listed.map { (id: $0["id"] as! String, eid: $0["eid"] as! String) }
+            try #require(sessions.count == 5)
+            #expect(Set(sessions.map(\.eid)).count == 5)
+            for session in sessions {
+                let resolved = try await api.resolve(eid: session.eid)
+                #expect(resolved.object["session_id"] as? String == session.id, "\(resolved.text)")
+            }
+
+            // The statement itself: a stored EID and a second draw of one EID are left out.
+            let (taken, fresh, other) = (EphemeralID(hex: sessions[0].eid)!, EphemeralID.random(), EphemeralID.random())
+            let recorded = try await hub.ledger.write(as: .rail(BLESessionsPlugin.id, eventTypes: SessionEvents.all)) { unit in
+                try SessionStore.insertEIDs(
+                    [(taken, sessions[1].id), (fresh, sessions[1].id), (fresh, sessions[2].id), (other, sessions[2].id)],
+                    at: unit.now,
+                    on: unit.connection
+                )
+            }
+            #expect(recorded == [fresh: sessions[1].id, other: sessions[2].id])
         }
     }
 }
