@@ -174,6 +174,71 @@ struct BatchedStepTests {
         }
     }
 
+    @Test(
+        "answers are recorded together; a key held by another request, or named twice, sends the batch member by member",
+        arguments: TestBackend.enabled
+    )
+    func answersRecordedTogether(backend: TestBackend) async throws {
+        try await withLedger(on: backend) { ledger in
+            try await UnitOfWorkTests.makeTable(ledger)
+            let usd = try await ledger.makeAsset("USD")
+            let alice = try await ledger.makeWallet(usd)
+            let bob = try await ledger.makeWallet(usd)
+            try await ledger.mint(100, of: usd, to: alice)
+            let runs = Runs()
+            let step = Self.tipStep(payer: alice.id, payee: bob.id, asset: usd.code, runs: runs)
+            // Another instance answered "held" first, for the same request.
+            let stored = HTTPReply(status: 201, contentType: "text/plain", location: nil, body: Array("first".utf8))
+            _ = try await ledger.database.write { connection in
+                try IdempotencyStore.record(
+                    scope: "user:test",
+                    key: "held",
+                    requestHash: [1],
+                    reply: stored,
+                    now: ledger.clock.now(),
+                    cutoff: LedgerTimestamp(nanoseconds: 0),
+                    on: connection
+                )
+            }
+            // A key another request holds; a key two members of one batch name.
+            for (scenario, keys) in [["a", "held", "b"], ["c", "twice", "twice"]].enumerated() {
+                let names = keys.indices.map { "s\(scenario)-\($0)" }
+                let runsBefore = runs.all.count
+                let (release, holding) = try await Self.holdWriter(ledger)
+                var members: [Task<Bool, any Error>] = []
+                for (key, name) in zip(keys, names) {
+                    members.append(
+                        try await Self.queue(ledger) {
+                            try await IdempotencyClaim.$current.withValue(Self.claim(ledger, key: key)) {
+                                try await ledger.write(as: .tipjar, Tip(name: name, amount: 10), batchedIn: step)
+                            }
+                        }
+                    )
+                }
+                release()
+                try await holding.value
+                var replayed: [String] = []
+                var committed: [Int] = []
+                for (index, member) in members.enumerated() {
+                    do {
+                        if try await member.value { committed.append(index) }
+                    } catch IdempotencyConflict.replay(let reply) {
+                        replayed.append(String(decoding: reply.body, as: UTF8.self))
+                    }
+                }
+                // Once together, then each alone; the member whose key was taken replays what
+                // its key holds: the stored reply, or the first "twice"'s.
+                #expect(Array(runs.all.dropFirst(runsBefore)) == [names] + names.map { [$0] })
+                #expect(committed == (scenario == 0 ? [0, 2] : [0, 1]))
+                #expect(replayed == (scenario == 0 ? ["first"] : ["s1-1"]))
+            }
+            #expect(try await UnitOfWorkTests.notes(ledger) == ["s0-0", "s0-2", "s1-0", "s1-1"])
+            #expect(try await Self.recordedKeys(ledger) == ["a": "s0-0", "held": "first", "b": "s0-2", "c": "s1-0", "twice": "s1-1"])
+            #expect(try await ledger.balance(bob).available == 40)
+            try await ledger.expectVerified()
+        }
+    }
+
     @Test("a transfer id a prefetch found absent is created without another read; one found present is an `exists`", arguments: TestBackend.enabled)
     func prefetchRemembersAbsentIDs(backend: TestBackend) async throws {
         try await withLedger(on: backend) { ledger in

@@ -17,7 +17,7 @@ final class IdempotencyClaim: Sendable {
     /// The reply a failed request is remembered with (a 4xx problem), or `nil` for a failure a
     /// retry may cure (5xx): then the key stays free.
     let replyForError: @Sendable (any Error) -> HTTPReply?
-    private let state = Mutex((taken: false, recorded: false))
+    fileprivate let state = Mutex((taken: false, recorded: false))
 
     init(
         scope: String,
@@ -76,6 +76,34 @@ final class IdempotencyClaim: Sendable {
         case .replay(let stored): throw IdempotencyConflict.replay(stored)
         case .mismatch: throw IdempotencyConflict.mismatch
         }
+    }
+
+    /// Records the answers the members of a batched step deferred (``UnitOfWork/answer(_:)``),
+    /// together: one statement on PostgreSQL instead of one round trip each.
+    /// - Throws: when two answers name one key, or another request recorded one of the keys
+    ///   first; the batch is then rolled back and its members run again one by one, where each
+    ///   such member gets what its key holds.
+    static func recordAll(_ answers: [(claim: IdempotencyClaim, reply: HTTPReply)], now: LedgerTimestamp, on connection: any SQLConnection)
+        throws
+    {
+        guard !answers.isEmpty else { return }
+        struct KeyName: Hashable {
+            let scope: String
+            let key: String
+        }
+        guard Set(answers.map { KeyName(scope: $0.claim.scope, key: $0.claim.key) }).count == answers.count else {
+            throw IdempotencyConflict.mismatch
+        }
+        for (retention, sameRetention) in Dictionary(grouping: answers, by: \.claim.retention) {
+            let cutoff = LedgerTimestamp(nanoseconds: now.nanoseconds &- min(now.nanoseconds, retention.nanoseconds))
+            let rows = sameRetention.map {
+                IdempotencyStore.Answer(scope: $0.claim.scope, key: $0.claim.key, requestHash: $0.claim.requestHash, reply: $0.reply)
+            }
+            guard try IdempotencyStore.recordAll(rows, now: now, cutoff: cutoff, on: connection) == rows.count else {
+                throw IdempotencyConflict.mismatch
+            }
+        }
+        for answer in answers { answer.claim.state.withLock { $0.recorded = true } }
     }
 
     /// After a unit's body failed and was rolled back: remembers the failure's reply when it is

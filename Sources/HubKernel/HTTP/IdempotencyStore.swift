@@ -108,6 +108,44 @@ struct IdempotencyStore: Sendable {
         // A row that is neither fresh nor replaceable was just written by a concurrent request.
         return existing == .fresh ? .mismatch : existing
     }
+
+    /// A key and the reply to record with it.
+    struct Answer: Sendable {
+        let scope: String
+        let key: String
+        let requestHash: [UInt8]
+        let reply: HTTPReply
+    }
+
+    /// Records `answers` (distinct keys) as ``record(scope:key:requestHash:reply:now:cutoff:on:)``
+    /// would one by one and returns how many were recorded: fewer when another request holds
+    /// some key, which is left as it is. On PostgreSQL the rows go in power-of-two chunks of
+    /// multi-row statements, in one round trip; SQLite, where a statement costs no round trip,
+    /// reuses the single-row one.
+    static func recordAll(_ answers: [Answer], now: LedgerTimestamp, cutoff: LedgerTimestamp, on connection: any SQLConnection) throws -> Int {
+        func row(_ a: Answer) -> SQL {
+            "(\(a.scope), \(a.key), \(a.requestHash), 'done', \(a.reply.status), \(a.reply.contentType), \(a.reply.location), \(a.reply.body), \(now), \(now))"
+        }
+        let insert: SQL =
+            "INSERT INTO hub_idempotency_keys (scope, key, request_hash, state, status, content_type, location, body, created_at, locked_until) VALUES "
+        let upsert: SQL = """
+             ON CONFLICT (scope, key) DO UPDATE SET request_hash = excluded.request_hash, state = 'done', status = excluded.status, \
+            content_type = excluded.content_type, location = excluded.location, body = excluded.body, created_at = excluded.created_at, \
+            locked_until = excluded.locked_until \
+            WHERE hub_idempotency_keys.created_at < \(cutoff) OR hub_idempotency_keys.state <> 'done'
+            """
+        if connection.dialect == .sqlite {
+            return try answers.reduce(0) { recorded, answer in recorded + (try connection.execute(insert + row(answer) + upsert) > 0 ? 1 : 0) }
+        }
+        let statements = powerOfTwoChunks(answers.count, maxChunk: 256).map { chunk in
+            var sql = insert
+            for (position, answer) in answers[chunk].enumerated() {
+                sql += position == 0 ? row(answer) : ", " + row(answer)
+            }
+            return sql + upsert + " RETURNING key"
+        }
+        return try connection.queries(statements).reduce(0) { $0 + $1.count }
+    }
 }
 
 extension Duration {

@@ -58,17 +58,20 @@ struct GroupUnits {
         return runs
     }
 
-    /// Runs the members of one batched step as one batch under one savepoint. When the batch
-    /// throws, it is rolled back entirely (rows, ledger rows, counters, events and the members'
-    /// idempotency claims) and `nil` says to run each member alone.
+    /// Runs the members of one batched step as one batch under one savepoint, and records their
+    /// answers with their `Idempotency-Key`s together after it. When the batch throws, it is
+    /// rolled back entirely (rows, ledger rows, counters, events and the members' idempotency
+    /// claims) and `nil` says to run each member alone.
     private mutating func runBatch(_ jobs: [UnitJob]) throws -> [UnitJob.Outcome]? {
         let stateBefore = connection.activeTransaction?.snapshot
         let claimsBefore = jobs.map { $0.claim?.checkpoint }
         let savepoint = nextSavepoint()
         try connection.executeDeferred(SQL.savepoint(savepoint))
         let units = jobs.map(unit(for:))
+        for unit in units { unit.defersAnswer = true }
         do {
             try jobs[0].batch!.runBatch(jobs.map { $0.batch! }, in: units)
+            try IdempotencyClaim.recordAll(units.compactMap(\.deferredAnswer), now: now, on: connection)
             try connection.execute(SQL.releaseSavepoint(savepoint))
             return units.map { .success($0.transferResults) }
         } catch {

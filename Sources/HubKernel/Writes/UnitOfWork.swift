@@ -145,8 +145,20 @@ public final class UnitOfWork {
     ///   and answers the caller with that request's reply.
     public func answer(_ reply: @autoclosure () throws -> HTTPReply) throws {
         guard let claim, claim.take() else { return }
-        try claim.record(try reply(), in: self)
+        let reply = try reply()
+        if defersAnswer {
+            // Recorded with the batch's other answers once its body has run (GroupUnits).
+            if !reply.noStore { deferredAnswer = (claim, reply) }
+            return
+        }
+        try claim.record(reply, in: self)
     }
+
+    /// Set for the members of a batched step run together: their answers are recorded after the
+    /// step's body, all at once (``IdempotencyClaim/recordAll(_:now:on:)``).
+    var defersAnswer = false
+    /// This member's answer waiting to be recorded.
+    private(set) var deferredAnswer: (claim: IdempotencyClaim, reply: HTTPReply)?
 
     // MARK: Leases
 
