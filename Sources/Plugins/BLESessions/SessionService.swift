@@ -18,6 +18,7 @@ struct SessionService: Sendable {
     let openStep: OpenSessionStep.Step
     let lockStep: ShareSteps.Step
     let payStep: ShareSteps.Step
+    let knownWallets = KnownWallets()
 
     init(context: PluginContext, configuration: BLESessionsConfiguration) {
         self.context = context
@@ -84,16 +85,20 @@ struct SessionService: Sendable {
                 throw SessionRefusal.invalid("amount", "\(new.amount) minor units cannot be split into \(new.payers) shares of at least one unit.")
             }
         }
-        guard try await ledger.asset(code) != nil else {
-            throw SessionRefusal.noAsset(code)
+        let wallet = AccountID.wallet(user: new.payee, asset: code)
+        if !knownWallets.contains(wallet) {
+            guard try await ledger.asset(code) != nil else {
+                throw SessionRefusal.noAsset(code)
+            }
+            _ = try await ledger.wallet(of: new.payee, asset: code)
+            knownWallets.insert(wallet)
         }
-        let wallet = try await ledger.wallet(of: new.payee, asset: code)
         // Principals always name real users in production; a session opened for an id without a
         // profile (as some tests do) shows a neutral name rather than failing.
         let displayName = try await identity.users.user(new.payee)?.displayName ?? "Payee"
         let request = OpenSessionStep.Request(
             payee: new.payee,
-            payeeAccountID: wallet.id,
+            payeeAccountID: wallet,
             payeeDisplayName: displayName,
             asset: code,
             amount: new.amount,
