@@ -72,6 +72,37 @@ struct BatchedStepTests {
         return task
     }
 
+    /// A ledger with the notes table, alice holding 100 USD, and the tip step paying bob.
+    struct TipJar: Sendable {
+        let ledger: Ledger
+        let bob: Account
+        let runs: Runs
+        let step: BatchedStep<Tip, Bool>
+
+        /// Queues `tip` with the `Idempotency-Key` `key` and waits until the writer holds it.
+        func queue(_ tip: Tip, key: String) async throws -> Task<Bool, any Error> {
+            try await BatchedStepTests.queue(ledger) { [ledger, step] in
+                try await IdempotencyClaim.$current.withValue(BatchedStepTests.claim(ledger, key: key)) {
+                    try await ledger.write(as: .tipjar, tip, batchedIn: step)
+                }
+            }
+        }
+    }
+
+    static func withTipJar(on backend: TestBackend, _ body: @Sendable (TipJar) async throws -> Void) async throws {
+        try await withLedger(on: backend) { ledger in
+            try await UnitOfWorkTests.makeTable(ledger)
+            let usd = try await ledger.makeAsset("USD")
+            let alice = try await ledger.makeWallet(usd)
+            let bob = try await ledger.makeWallet(usd)
+            try await ledger.mint(100, of: usd, to: alice)
+            let runs = Runs()
+            try await body(
+                TipJar(ledger: ledger, bob: bob, runs: runs, step: Self.tipStep(payer: alice.id, payee: bob.id, asset: usd.code, runs: runs))
+            )
+        }
+    }
+
     static func claim(_ ledger: Ledger, key: String) -> IdempotencyClaim {
         IdempotencyClaim(scope: "user:test", key: key, requestHash: [1], clock: ledger.clock, retention: .seconds(3600), replyForError: { _ in nil })
     }
@@ -86,25 +117,13 @@ struct BatchedStepTests {
 
     @Test("the queued requests of one step run as one batch in arrival order; other units keep their own", arguments: TestBackend.enabled)
     func queuedMembersRunTogether(backend: TestBackend) async throws {
-        try await withLedger(on: backend) { ledger in
-            try await UnitOfWorkTests.makeTable(ledger)
-            let usd = try await ledger.makeAsset("USD")
-            let alice = try await ledger.makeWallet(usd)
-            let bob = try await ledger.makeWallet(usd)
-            try await ledger.mint(100, of: usd, to: alice)
-            let runs = Runs()
-            let step = Self.tipStep(payer: alice.id, payee: bob.id, asset: usd.code, runs: runs)
+        try await Self.withTipJar(on: backend) { jar in
+            let (ledger, bob, runs) = (jar.ledger, jar.bob, jar.runs)
             let (release, holding) = try await Self.holdWriter(ledger)
             var members: [Task<Bool, any Error>] = []
             for index in 0..<6 {
-                members.append(
-                    try await Self.queue(ledger) {
-                        try await IdempotencyClaim.$current.withValue(Self.claim(ledger, key: "tip-\(index)")) {
-                            // The fourth asks for more than alice has left: refused, not failed.
-                            try await ledger.write(as: .tipjar, Tip(name: "tip-\(index)", amount: index == 3 ? 90 : 10), batchedIn: step)
-                        }
-                    }
-                )
+                // The fourth asks for more than alice has left: refused, not failed.
+                members.append(try await jar.queue(Tip(name: "tip-\(index)", amount: index == 3 ? 90 : 10), key: "tip-\(index)"))
                 if index == 2 {
                     // A plain unit between members runs on its own.
                     _ = try await Self.queue(ledger) {
@@ -130,24 +149,12 @@ struct BatchedStepTests {
 
     @Test("a member that throws fails alone: the batch rolls back and its members run one by one, keys and all", arguments: TestBackend.enabled)
     func failingMemberFailsAlone(backend: TestBackend) async throws {
-        try await withLedger(on: backend) { ledger in
-            try await UnitOfWorkTests.makeTable(ledger)
-            let usd = try await ledger.makeAsset("USD")
-            let alice = try await ledger.makeWallet(usd)
-            let bob = try await ledger.makeWallet(usd)
-            try await ledger.mint(100, of: usd, to: alice)
-            let runs = Runs()
-            let step = Self.tipStep(payer: alice.id, payee: bob.id, asset: usd.code, runs: runs)
+        try await Self.withTipJar(on: backend) { jar in
+            let (ledger, bob, runs) = (jar.ledger, jar.bob, jar.runs)
             let (release, holding) = try await Self.holdWriter(ledger)
             var members: [Task<Bool, any Error>] = []
             for index in 0..<4 {
-                members.append(
-                    try await Self.queue(ledger) {
-                        try await IdempotencyClaim.$current.withValue(Self.claim(ledger, key: "tip-\(index)")) {
-                            try await ledger.write(as: .tipjar, Tip(name: "tip-\(index)", amount: 10, fails: index == 1), batchedIn: step)
-                        }
-                    }
-                )
+                members.append(try await jar.queue(Tip(name: "tip-\(index)", amount: 10, fails: index == 1), key: "tip-\(index)"))
             }
             release()
             try await holding.value
@@ -179,14 +186,8 @@ struct BatchedStepTests {
         arguments: TestBackend.enabled
     )
     func answersRecordedTogether(backend: TestBackend) async throws {
-        try await withLedger(on: backend) { ledger in
-            try await UnitOfWorkTests.makeTable(ledger)
-            let usd = try await ledger.makeAsset("USD")
-            let alice = try await ledger.makeWallet(usd)
-            let bob = try await ledger.makeWallet(usd)
-            try await ledger.mint(100, of: usd, to: alice)
-            let runs = Runs()
-            let step = Self.tipStep(payer: alice.id, payee: bob.id, asset: usd.code, runs: runs)
+        try await Self.withTipJar(on: backend) { jar in
+            let (ledger, bob, runs) = (jar.ledger, jar.bob, jar.runs)
             // Another instance answered "held" first, for the same request.
             let stored = HTTPReply(status: 201, contentType: "text/plain", location: nil, body: Array("first".utf8))
             _ = try await ledger.database.write { connection in
@@ -207,13 +208,7 @@ struct BatchedStepTests {
                 let (release, holding) = try await Self.holdWriter(ledger)
                 var members: [Task<Bool, any Error>] = []
                 for (key, name) in zip(keys, names) {
-                    members.append(
-                        try await Self.queue(ledger) {
-                            try await IdempotencyClaim.$current.withValue(Self.claim(ledger, key: key)) {
-                                try await ledger.write(as: .tipjar, Tip(name: name, amount: 10), batchedIn: step)
-                            }
-                        }
-                    )
+                    members.append(try await jar.queue(Tip(name: name, amount: 10), key: key))
                 }
                 release()
                 try await holding.value
