@@ -17,7 +17,7 @@ final class IdempotencyClaim: Sendable {
     /// The reply a failed request is remembered with (a 4xx problem), or `nil` for a failure a
     /// retry may cure (5xx): then the key stays free.
     let replyForError: @Sendable (any Error) -> HTTPReply?
-    fileprivate let state = Mutex((taken: false, recorded: false))
+    private let state = Mutex((taken: false, recorded: false))
 
     init(
         scope: String,

@@ -93,16 +93,8 @@ struct IdempotencyStore: Sendable {
         cutoff: LedgerTimestamp,
         on connection: any SQLConnection
     ) throws -> Lookup {
-        let inserted = try connection.execute(
-            """
-            INSERT INTO hub_idempotency_keys (scope, key, request_hash, state, status, content_type, location, body, created_at, locked_until) \
-            VALUES (\(scope), \(key), \(requestHash), 'done', \(reply.status), \(reply.contentType), \(reply.location), \(reply.body), \(now), \(now)) \
-            ON CONFLICT (scope, key) DO UPDATE SET request_hash = excluded.request_hash, state = 'done', status = excluded.status, \
-            content_type = excluded.content_type, location = excluded.location, body = excluded.body, created_at = excluded.created_at, \
-            locked_until = excluded.locked_until \
-            WHERE hub_idempotency_keys.created_at < \(cutoff) OR hub_idempotency_keys.state <> 'done'
-            """
-        )
+        let answer = Answer(scope: scope, key: key, requestHash: requestHash, reply: reply)
+        let inserted = try connection.execute(upsert(CollectionOfOne(answer), now: now, cutoff: cutoff))
         if inserted > 0 { return .fresh }
         let existing = try lookup(scope: scope, key: key, requestHash: requestHash, cutoff: cutoff, on: connection)
         // A row that is neither fresh nor replaceable was just written by a concurrent request.
@@ -123,28 +115,34 @@ struct IdempotencyStore: Sendable {
     /// multi-row statements, in one round trip; SQLite, where a statement costs no round trip,
     /// reuses the single-row one.
     static func recordAll(_ answers: [Answer], now: LedgerTimestamp, cutoff: LedgerTimestamp, on connection: any SQLConnection) throws -> Int {
-        func row(_ a: Answer) -> SQL {
-            "(\(a.scope), \(a.key), \(a.requestHash), 'done', \(a.reply.status), \(a.reply.contentType), \(a.reply.location), \(a.reply.body), \(now), \(now))"
+        if connection.dialect == .sqlite {
+            return try answers.reduce(0) { recorded, answer in
+                recorded + (try connection.execute(upsert(CollectionOfOne(answer), now: now, cutoff: cutoff)) > 0 ? 1 : 0)
+            }
         }
-        let insert: SQL =
+        let statements = powerOfTwoChunks(answers.count, maxChunk: 256).map { chunk in
+            upsert(answers[chunk], now: now, cutoff: cutoff) + " RETURNING key"
+        }
+        return try connection.queries(statements).reduce(0) { $0 + $1.count }
+    }
+
+    /// Inserts each answer's key with its reply, replacing an expired (or incomplete) row and
+    /// leaving a live one as it is: the one statement both ways of recording use.
+    private static func upsert(_ answers: some Collection<Answer>, now: LedgerTimestamp, cutoff: LedgerTimestamp) -> SQL {
+        var sql: SQL =
             "INSERT INTO hub_idempotency_keys (scope, key, request_hash, state, status, content_type, location, body, created_at, locked_until) VALUES "
-        let upsert: SQL = """
+        for (position, a) in answers.enumerated() {
+            if position > 0 { sql += ", " }
+            sql +=
+                "(\(a.scope), \(a.key), \(a.requestHash), 'done', \(a.reply.status), \(a.reply.contentType), \(a.reply.location), \(a.reply.body), \(now), \(now))"
+        }
+        return sql
+            + """
              ON CONFLICT (scope, key) DO UPDATE SET request_hash = excluded.request_hash, state = 'done', status = excluded.status, \
             content_type = excluded.content_type, location = excluded.location, body = excluded.body, created_at = excluded.created_at, \
             locked_until = excluded.locked_until \
             WHERE hub_idempotency_keys.created_at < \(cutoff) OR hub_idempotency_keys.state <> 'done'
             """
-        if connection.dialect == .sqlite {
-            return try answers.reduce(0) { recorded, answer in recorded + (try connection.execute(insert + row(answer) + upsert) > 0 ? 1 : 0) }
-        }
-        let statements = powerOfTwoChunks(answers.count, maxChunk: 256).map { chunk in
-            var sql = insert
-            for (position, answer) in answers[chunk].enumerated() {
-                sql += position == 0 ? row(answer) : ", " + row(answer)
-            }
-            return sql + upsert + " RETURNING key"
-        }
-        return try connection.queries(statements).reduce(0) { $0 + $1.count }
     }
 }
 
