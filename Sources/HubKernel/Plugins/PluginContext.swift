@@ -38,7 +38,9 @@ public struct PluginContext: Sendable {
     public let developmentLogin: Bool
     /// The event types the plugin declared (``RailPlugin/eventTypes``), the only ones its units of
     /// work may append; set by the ``PluginHost``.
-    public internal(set) var eventTypes: Set<String> = []
+    public internal(set) var eventTypes: Set<String> = [] {
+        didSet { unitOwner = .rail(pluginID, eventTypes: eventTypes) }
+    }
 
     public init(
         pluginID: String,
@@ -53,6 +55,7 @@ public struct PluginContext: Sendable {
         developmentLogin: Bool = false
     ) {
         self.pluginID = pluginID
+        self.unitOwner = .rail(pluginID, eventTypes: [])
         self.ledger = RailLedger(ledger, railID: pluginID)
         self.kernelLedger = ledger
         self.database = DatabaseReader(ledger.database)
@@ -77,8 +80,9 @@ public struct PluginContext: Sendable {
     /// The `source` of the plugin's events, per CloudEvents: `/rails/<id>`.
     public var eventSource: String { unitOwner.eventSource }
 
-    /// The plugin as the owner of its units of work.
-    public var unitOwner: UnitOwner { .rail(pluginID, eventTypes: eventTypes) }
+    /// The plugin as the owner of its units of work. Kept rather than built per request: every
+    /// write of the rail names it, and building one derives the table prefix and a set of types.
+    public private(set) var unitOwner: UnitOwner
 
     /// A lease that elects one instance, among several on one database, for work of this rail
     /// that must run once (a chain's sealer): run the work in a ``LeaderService`` and fence its

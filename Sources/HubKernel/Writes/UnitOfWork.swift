@@ -217,6 +217,13 @@ public struct UnitOwner: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { tablePrefix.map { "the rail writing \($0)* tables" } ?? "the kernel" }
 
+    /// Hashes the names only: owners that are equal have equal names, and the writer hashes an
+    /// owner for every batched request it groups, where hashing the set of types would cost more.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(tablePrefix)
+        hasher.combine(eventSource)
+    }
+
     /// The connection a unit of this owner runs its own statements on: a rail's held to its
     /// prefix, the kernel's writing the group's shared ledger rows back before each statement.
     func checkedConnection(_ connection: any SQLConnection) -> any SQLConnection {
