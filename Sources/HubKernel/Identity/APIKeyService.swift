@@ -81,7 +81,7 @@ public final class APIKeyService: Sendable {
         guard !key.isRevoked else { throw IdentityError(.apiKeyRevoked, "this API key has been revoked") }
         guard let user, !user.disabled else { throw IdentityError(.userDisabled, "the API key's user is disabled") }
         try await touch(key)
-        return Principal(userID: user.id, roles: user.roles, credential: .apiKey(key.id), scopes: key.scopes)
+        return Principal(userID: user.id, roles: user.roles, credential: .apiKey(key.id), scopes: key.scopes, displayName: user.displayName)
     }
 
     /// Records use at most once per ``IdentityConfiguration/apiKeyLastUsedResolution``: the

@@ -25,12 +25,17 @@ public struct Principal: Sendable, Hashable {
     /// The scopes an API key carries; `nil` for access tokens, which may use every scope the
     /// user's roles allow.
     public let scopes: Set<APIScope>?
+    /// The user's display name as stored when the request was authenticated: read with the roles,
+    /// so a handler that shows who is acting (a payee's name on a session) reads nothing more.
+    /// `nil` for a principal made without the user's record.
+    public let displayName: String?
 
-    public init(userID: UserID, roles: Set<Role>, credential: Credential, scopes: Set<APIScope>?) {
+    public init(userID: UserID, roles: Set<Role>, credential: Credential, scopes: Set<APIScope>?, displayName: String? = nil) {
         self.userID = userID
         self.roles = roles
         self.credential = credential
         self.scopes = scopes
+        self.displayName = displayName
     }
 
     /// Whether the caller's user holds the admin role. What the caller may *use* that for is

@@ -54,6 +54,8 @@ struct SessionService: Sendable {
 
     struct NewSession: Sendable {
         var payee: UserID
+        /// The payee's name as the request's principal carries it; read from identity when `nil`.
+        var payeeDisplayName: String?
         var amount: UInt128
         var asset: AssetCode?
         var ttlSeconds: Int?
@@ -93,9 +95,15 @@ struct SessionService: Sendable {
             _ = try await ledger.wallet(of: new.payee, asset: code)
             knownWallets.insert(wallet)
         }
-        // Principals always name real users in production; a session opened for an id without a
-        // profile (as some tests do) shows a neutral name rather than failing.
-        let displayName = try await identity.users.user(new.payee)?.displayName ?? "Payee"
+        // Principals always name real users in production, and carry their names; a session
+        // opened for an id without a profile (as some tests do) shows a neutral name rather than
+        // failing.
+        let displayName: String
+        if let name = new.payeeDisplayName {
+            displayName = name
+        } else {
+            displayName = try await identity.users.user(new.payee)?.displayName ?? "Payee"
+        }
         let request = OpenSessionStep.Request(
             payee: new.payee,
             payeeAccountID: wallet,

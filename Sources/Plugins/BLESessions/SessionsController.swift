@@ -41,7 +41,12 @@ struct SessionsController: Sendable {
         let principal = try context.requireScope(.ledgerWrite)
         var request = request
         let body = try await request.decodeJSON(as: CreateRequest.self, context: context)
-        var new = SessionService.NewSession(payee: principal.userID, amount: body.amount.value, ttlSeconds: body.ttlSeconds)
+        var new = SessionService.NewSession(
+            payee: principal.userID,
+            payeeDisplayName: principal.displayName,
+            amount: body.amount.value,
+            ttlSeconds: body.ttlSeconds
+        )
         if let code = body.asset {
             guard let asset = AssetCode(code) else { throw Problem.invalid("asset", "\"\(code)\" is not an asset code.") }
             new.asset = asset

@@ -78,7 +78,7 @@ struct GotchuController: Sendable {
             return failure(.badRequest, "invalid json", context)
         }
         guard let cents = body.amountCents?.value, cents > 0 else { return failure(.badRequest, "invalid amount", context) }
-        var new = SessionService.NewSession(payee: principal.userID, amount: UInt128(cents), asset: asset)
+        var new = SessionService.NewSession(payee: principal.userID, payeeDisplayName: principal.displayName, amount: UInt128(cents), asset: asset)
         switch body.splitMode ?? "single" {
         case "single": new.payers = body.maxPayers ?? 1
         case "equal":
