@@ -33,6 +33,30 @@ enum SessionStore {
         )
     }
 
+    /// Writes each session's state as ``update(_:on:)`` would, one after another. On PostgreSQL
+    /// the sessions go many to an `UPDATE … FROM (VALUES …)`, in power-of-two chunks: a
+    /// statement costs the server a start and its constraints' setup once, not once a row.
+    static func update(_ sessions: [PaymentSession], on connection: any SQLConnection) throws {
+        if connection.dialect == .sqlite {
+            for session in sessions { try update(session, on: connection) }
+            return
+        }
+        for chunk in powerOfTwoChunks(sessions.count, maxChunk: 256) {
+            var sql: SQL =
+                "UPDATE ble_sessions_sessions AS s SET paid_shares = v.paid_shares, held_shares = v.held_shares, status = v.status, "
+                + "eid = v.eid, eid_issued_at = v.eid_issued_at, ended_at = v.ended_at FROM (VALUES "
+            for (position, s) in sessions[chunk].enumerated() {
+                sql += position == 0 ? "" : ", "
+                sql += """
+                    (\(s.id)::text, \(s.paidShares)::bigint, \(s.heldShares)::bigint, \(s.status.rawValue)::text, \(s.eid.description)::text, \
+                    \(s.eidIssuedAt)::bigint, \(s.endedAt)::bigint)
+                    """
+            }
+            sql += ") AS v (id, paid_shares, held_shares, status, eid, eid_issued_at, ended_at) WHERE s.id = v.id"
+            try connection.executeDeferred(sql)
+        }
+    }
+
     static func session(_ id: String, forUpdate: Bool = false, on connection: any SQLConnection) throws -> PaymentSession? {
         let lock: SQL = forUpdate ? .forUpdate(connection.dialect) : ""
         return try connection.queryFirst(selectSessions + " WHERE id = \(id)" + lock).map(session(from:))
@@ -153,13 +177,50 @@ enum SessionStore {
     // MARK: Locks
 
     static func insert(_ lock: SessionLock, on connection: any SQLConnection) throws {
-        try connection.executeDeferred(
-            """
-            INSERT INTO ble_sessions_locks (\(lockColumns)) VALUES (\(lock.id), \(lock.sessionID), \(lock.share), \(lock.payerID.description), \
-            \(lock.payerAccountID.description), \(lock.amount), \(lock.holdID.description), \(lock.state.rawValue), \(lock.lockedAt), \
-            \(lock.expiresAt), \(lock.resolvedAt), \(lock.paymentID?.description))
-            """
-        )
+        try connection.executeDeferred("INSERT INTO ble_sessions_locks (\(lockColumns)) VALUES " + lockValues(lock))
+    }
+
+    /// A lock's row as a `VALUES` tuple, in the order of `lockColumns`.
+    private static func lockValues(_ lock: SessionLock) -> SQL {
+        """
+        (\(lock.id), \(lock.sessionID), \(lock.share), \(lock.payerID.description), \(lock.payerAccountID.description), \(lock.amount), \
+        \(lock.holdID.description), \(lock.state.rawValue), \(lock.lockedAt), \(lock.expiresAt), \(lock.resolvedAt), \(lock.paymentID?.description))
+        """
+    }
+
+    /// Inserts `locks` as ``insert(_:on:)-(SessionLock,_)`` would one by one; on PostgreSQL many
+    /// to a statement, in power-of-two chunks.
+    static func insert(_ locks: [SessionLock], on connection: any SQLConnection) throws {
+        if connection.dialect == .sqlite {
+            for lock in locks { try insert(lock, on: connection) }
+            return
+        }
+        for chunk in powerOfTwoChunks(locks.count, maxChunk: 256) {
+            var sql: SQL = "INSERT INTO ble_sessions_locks (\(lockColumns)) VALUES "
+            for (position, lock) in locks[chunk].enumerated() {
+                sql += position == 0 ? "" : ", "
+                sql += lockValues(lock)
+            }
+            try connection.executeDeferred(sql)
+        }
+    }
+
+    /// Writes each lock's outcome as ``update(_:on:)-(SessionLock,_)`` would one by one; on
+    /// PostgreSQL many to an `UPDATE … FROM (VALUES …)`, in power-of-two chunks.
+    static func update(_ locks: [SessionLock], on connection: any SQLConnection) throws {
+        if connection.dialect == .sqlite {
+            for lock in locks { try update(lock, on: connection) }
+            return
+        }
+        for chunk in powerOfTwoChunks(locks.count, maxChunk: 256) {
+            var sql: SQL = "UPDATE ble_sessions_locks AS l SET state = v.state, resolved_at = v.resolved_at, payment_id = v.payment_id FROM (VALUES "
+            for (position, lock) in locks[chunk].enumerated() {
+                sql += position == 0 ? "" : ", "
+                sql += "(\(lock.id)::text, \(lock.state.rawValue)::text, \(lock.resolvedAt)::bigint, \(lock.paymentID?.description)::text)"
+            }
+            sql += ") AS v (id, state, resolved_at, payment_id) WHERE l.id = v.id"
+            try connection.executeDeferred(sql)
+        }
     }
 
     static func update(_ lock: SessionLock, on connection: any SQLConnection) throws {

@@ -17,6 +17,27 @@ struct SessionWithLocks: Sendable {
     }
 }
 
+/// What a batch of share steps changes in the rail's tables, gathered while its members' steps
+/// are applied and written after the last of them: one multi-row statement for each kind of row
+/// (``SessionStore``) instead of one statement a member. A session several members change is
+/// written once, in the state the last of them left it.
+struct ShareWrites {
+    private var changedSessions: Set<String> = []
+    private var newLocks: [SessionLock] = []
+    private var paidLocks: [SessionLock] = []
+
+    mutating func insert(_ lock: SessionLock) { newLocks.append(lock) }
+    mutating func paid(_ lock: SessionLock) { paidLocks.append(lock) }
+    mutating func changed(_ session: PaymentSession) { changedSessions.insert(session.id) }
+
+    /// Writes the rows: each changed session as `states` holds it now, in id order.
+    func write(_ states: [String: SessionWithLocks], on connection: any SQLConnection) throws {
+        try SessionStore.update(changedSessions.sorted().compactMap { states[$0]?.session }, on: connection)
+        try SessionStore.insert(newLocks, on: connection)
+        try SessionStore.update(paidLocks, on: connection)
+    }
+}
+
 /// The two steps a payer takes on a session, lock and pay, as batched steps
 /// (``BatchedStep``): every lock (or pay) waiting for the same group commit runs in one batch,
 /// which reads the sessions, their locks and the ledger rows it needs once, then applies each
@@ -48,11 +69,12 @@ enum ShareSteps {
                     keys.accounts.insert(session.payeeAccountID)
                 }
                 try members[0].unit.prefetch(keys)
-                return { index, state in
+                return { index, state, writes in
                     try lock(
                         members[index].request.payer,
                         holdID: holdIDs[index],
                         in: &state,
+                        writes: &writes,
                         tx: members[index].unit,
                         lockTTL: lockTTL,
                         source: source
@@ -76,28 +98,37 @@ enum ShareSteps {
                     }
                 }
                 try members[0].unit.prefetch(keys)
-                return { index, state in
-                    try pay(members[index].request.payer, paymentID: paymentIDs[index], in: &state, tx: members[index].unit, source: source)
+                return { index, state, writes in
+                    try pay(
+                        members[index].request.payer,
+                        paymentID: paymentIDs[index],
+                        in: &state,
+                        writes: &writes,
+                        tx: members[index].unit,
+                        source: source
+                    )
                 }
             }
         }
     }
 
     /// Reads the members' sessions, lets `prepare` read what else they need and return the step
-    /// for one member, applies it to each member in turn and records each answer.
+    /// for one member, applies it to each member in turn, records each answer and writes what
+    /// the members changed.
     private static func run(
         _ members: [Step.Member],
-        prepare: ([String: SessionWithLocks], [Step.Member]) throws -> (Int, inout SessionWithLocks) throws -> Outcome
+        prepare: ([String: SessionWithLocks], [Step.Member]) throws -> (Int, inout SessionWithLocks, inout ShareWrites) throws -> Outcome
     ) throws -> [Outcome] {
         guard let first = members.first else { return [] }
         var sessions = try SessionStore.sessionsForUpdateWithLocks(Set(members.map(\.request.sessionID)), on: first.unit.connection)
         let step = try prepare(sessions, members)
+        var writes = ShareWrites()
         var outcomes: [Outcome] = []
         outcomes.reserveCapacity(members.count)
         for (index, member) in members.enumerated() {
             let outcome: Outcome
             if var state = sessions[member.request.sessionID] {
-                outcome = try step(index, &state)
+                outcome = try step(index, &state, &writes)
                 // A refusal keeps what it changed (a lapsed lock released): it commits too.
                 sessions[member.request.sessionID] = state
             } else {
@@ -106,6 +137,7 @@ enum ShareSteps {
             try answer(outcome, with: member.request.answer, on: member.unit)
             outcomes.append(outcome)
         }
+        try writes.write(sessions, on: first.unit.connection)
         return outcomes
     }
 
@@ -126,6 +158,7 @@ enum ShareSteps {
         _ payer: UserID,
         holdID: TransferID,
         in state: inout SessionWithLocks,
+        writes: inout ShareWrites,
         tx: UnitOfWork,
         lockTTL: Int,
         source: String
@@ -184,11 +217,11 @@ enum ShareSteps {
             lockedAt: now,
             expiresAt: expiresAt
         )
-        try SessionStore.insert(lock, on: tx.connection)
+        writes.insert(lock)
         state.record(lock)
         state.session.heldShares += 1
         state.session.settleStatus()
-        try SessionStore.update(state.session, on: tx.connection)
+        writes.changed(state.session)
         try tx.append([SessionEvents.event(SessionEvents.locked, state.session, lock: lock, at: now, source: source)])
         return .done((state.session, lock))
     }
@@ -196,9 +229,14 @@ enum ShareSteps {
     // MARK: Pay
 
     /// Posts the hold of `payer`'s lock: the share is paid, and the session when every share is.
-    private static func pay(_ payer: UserID, paymentID: TransferID, in state: inout SessionWithLocks, tx: UnitOfWork, source: String) throws
-        -> Outcome
-    {
+    private static func pay(
+        _ payer: UserID,
+        paymentID: TransferID,
+        in state: inout SessionWithLocks,
+        writes: inout ShareWrites,
+        tx: UnitOfWork,
+        source: String
+    ) throws -> Outcome {
         let now = tx.now
         guard payer != state.session.payeeID else { return .refused(SessionRefusal.cannotPaySelf()) }
         let mine = state.locks.filter { $0.payerID == payer }
@@ -230,13 +268,13 @@ enum ShareSteps {
         lock.state = .paid
         lock.resolvedAt = now
         lock.paymentID = paymentID
-        try SessionStore.update(lock, on: tx.connection)
+        writes.paid(lock)
         state.record(lock)
         state.session.heldShares -= 1
         state.session.paidShares += 1
         state.session.settleStatus()
         if state.session.status == .paid { state.session.endedAt = now }
-        try SessionStore.update(state.session, on: tx.connection)
+        writes.changed(state.session)
         try tx.append([SessionEvents.event(SessionEvents.paid, state.session, lock: lock, at: now, source: source)])
         return .done((state.session, lock))
     }

@@ -69,6 +69,8 @@ struct BLESessionBatchTests {
             let shares = (detail.object["locks"] as? [[String: Any]] ?? []).compactMap { $0["share"] as? Int }
             #expect(shares.sorted() == [0, 1, 2])
             #expect(try await api.session(split)["status"] as? String == "locked")
+            // The batch wrote the split session once, in the state its last lock left.
+            #expect(try await api.session(split)["held_shares"] as? Int == 3)
             for payer in ["alice", "bob"] { #expect(try await api.wallet(payer) == (9_000, 1_000)) }
             #expect(try await api.wallet("carol") == (6_500, 3_500))
 
@@ -88,6 +90,11 @@ struct BLESessionBatchTests {
             #expect(pays[5].1 == "share_already_paid")
             #expect(try await api.session(split)["status"] as? String == "paid")
             #expect(try await api.session(single)["status"] as? String == "paid")
+            let paid = try await api.session(split)
+            #expect(paid["paid_shares"] as? Int == 3 && paid["held_shares"] as? Int == 0 && paid["ended_at"] is String)
+            let paidLocks = try await api.get("/sessions/\(split)", as: "payee").object["locks"] as? [[String: Any]] ?? []
+            #expect(paidLocks.map { $0["state"] as? String } == ["paid", "paid", "paid"])
+            #expect(paidLocks.allSatisfy { $0["resolved_at"] is String })
             #expect(try await api.wallet("payee") == (5_500, 0))
             #expect(try await api.wallet("carol") == (6_500, 0))
             #expect(try await api.paymentsToPayee() == 4)
