@@ -127,7 +127,13 @@ public final class TokenService: Sendable {
         guard let user = row?.user else { throw IdentityError(.tokenInvalid, "the access token's user no longer exists") }
         guard !user.disabled else { throw IdentityError(.userDisabled, "this account is disabled") }
         guard live else { throw IdentityError(.tokenRevoked, "this session has ended; sign in again") }
-        return Principal(userID: user.id, roles: user.roles, credential: .accessToken(tokenID: claims.jti.value), scopes: nil, displayName: user.displayName)
+        return Principal(
+            userID: user.id,
+            roles: user.roles,
+            credential: .accessToken(tokenID: claims.jti.value),
+            scopes: nil,
+            displayName: user.displayName
+        )
     }
 
     static func seconds(_ duration: Duration) -> TimeInterval {

@@ -17,6 +17,7 @@ struct IdentityAPIKeyTests {
 
             let caller = try await identity.authenticate(bearer: created.plaintext)
             #expect(caller.userID == admin.id)
+            #expect(caller.displayName == admin.displayName)
             #expect(caller.credential == .apiKey(created.key.id))
             #expect(caller.scopes == [.ledgerRead, .webhooksWrite])
             #expect(caller.allows(scope: .webhooksWrite))

@@ -98,6 +98,7 @@ struct IdentityUserTests {
             let caller = try await identity.authenticate(bearer: signedIn.tokens.accessToken)
             #expect(caller.userID == ann.id)
             #expect(caller.roles == [.member])
+            #expect(caller.displayName == ann.displayName)
 
             var errors: [IdentityError] = []
             for (email, password) in [("ann@example.org", "wrong password!"), ("nobody@example.org", goodPassword), ("not an email", goodPassword)] {
