@@ -42,7 +42,7 @@ enum OpenSessionStep {
                     endedAt: nil
                 )
             }
-            for (member, session) in zip(members, sessions) { try SessionStore.insert(session, on: member.unit.connection) }
+            try SessionStore.insert(sessions, on: first.unit.connection)
             // The EIDs drawn above almost always are free: record them at once; only a session
             // whose EID collided (with a stored one, or another of this batch) draws again.
             let recorded = try SessionStore.insertEIDs(sessions.map { (eid: $0.eid, session: $0.id) }, at: now, on: first.unit.connection)

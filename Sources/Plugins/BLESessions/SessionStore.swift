@@ -12,15 +12,34 @@ import HubKernel
 enum SessionStore {
     // MARK: Sessions
 
-    static func insert(_ session: PaymentSession, on connection: any SQLConnection) throws {
-        let s = session
-        try connection.executeDeferred(
-            """
-            INSERT INTO ble_sessions_sessions (\(sessionColumns)) VALUES (\(s.id), \(s.payeeID.description), \(s.payeeAccountID.description), \
-            \(s.payeeDisplayName), \(s.asset), \(s.amount), \(s.splitMode.rawValue), \(s.shares), \(s.paidShares), \(s.heldShares), \
-            \(s.status.rawValue), \(s.eid.description), \(s.eidIssuedAt), \(s.createdAt), \(s.expiresAt), \(s.endedAt))
-            """
-        )
+    private static func insert(_ session: PaymentSession, on connection: any SQLConnection) throws {
+        try connection.executeDeferred("INSERT INTO ble_sessions_sessions (\(sessionColumns)) VALUES " + sessionValues(session))
+    }
+
+    /// Inserts `sessions` as ``insert(_:on:)-(PaymentSession,_)`` would one by one; on
+    /// PostgreSQL many to a statement, in power-of-two chunks.
+    static func insert(_ sessions: [PaymentSession], on connection: any SQLConnection) throws {
+        if connection.dialect == .sqlite {
+            for session in sessions { try insert(session, on: connection) }
+            return
+        }
+        for chunk in powerOfTwoChunks(sessions.count, maxChunk: 256) {
+            var sql: SQL = "INSERT INTO ble_sessions_sessions (\(sessionColumns)) VALUES "
+            for (position, session) in sessions[chunk].enumerated() {
+                sql += position == 0 ? "" : ", "
+                sql += sessionValues(session)
+            }
+            try connection.executeDeferred(sql)
+        }
+    }
+
+    /// A session's row as a `VALUES` tuple, in the order of `sessionColumns`.
+    private static func sessionValues(_ s: PaymentSession) -> SQL {
+        """
+        (\(s.id), \(s.payeeID.description), \(s.payeeAccountID.description), \(s.payeeDisplayName), \(s.asset), \(s.amount), \
+        \(s.splitMode.rawValue), \(s.shares), \(s.paidShares), \(s.heldShares), \(s.status.rawValue), \(s.eid.description), \(s.eidIssuedAt), \
+        \(s.createdAt), \(s.expiresAt), \(s.endedAt))
+        """
     }
 
     static func update(_ session: PaymentSession, on connection: any SQLConnection) throws {
@@ -176,7 +195,7 @@ enum SessionStore {
 
     // MARK: Locks
 
-    static func insert(_ lock: SessionLock, on connection: any SQLConnection) throws {
+    private static func insert(_ lock: SessionLock, on connection: any SQLConnection) throws {
         try connection.executeDeferred("INSERT INTO ble_sessions_locks (\(lockColumns)) VALUES " + lockValues(lock))
     }
 
