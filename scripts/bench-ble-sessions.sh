@@ -13,6 +13,8 @@
 # (create → lock → pay per connection, bench/ble-sessions/steps.lua; the unauthenticated resolve,
 # rate-limited per address, is left out) and (b) single ledger transfers (bench/http/transfers.lua),
 # so write steps/s compare with transfers/s under equal load: the ratio is issue #13's measure.
+# The CPU time hubd and PostgreSQL spend in each wrk phase is recorded per request too: with the
+# two cores saturated it moves less from run to run than the rates do.
 # Prints a table and writes bench/results/ble-sessions.json (or BENCH_RESULTS); fails on any error.
 # Each row records the machine's load average before and after its run: the machine may be shared.
 # Usage: scripts/bench-ble-sessions.sh
@@ -70,6 +72,18 @@ EOF
 results=$work/results.jsonl
 : >"$results"
 
+# cpu_ticks PID: CPU time (user + system, in clock ticks) used so far by hubd (PID) and by every
+# PostgreSQL server process on the machine, as "HUBD POSTGRES". The machine is saturated during
+# the wrk phases, so CPU per request is a steadier measure than requests per second there.
+cpu_ticks() {
+    local hubd_ticks postgres_ticks=0 pid
+    hubd_ticks=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat")
+    for pid in $(pgrep -x postgres || true); do
+        postgres_ticks=$((postgres_ticks + $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+    done
+    echo "$hubd_ticks $postgres_ticks"
+}
+
 # run_backend NAME DATABASE_URL: one hubd, its setup through the API, the flows; appends to $results.
 run_backend() {
     local backend=$1 database=$2 port base password token output status load_before load_after
@@ -110,16 +124,26 @@ EOF
     say "[$backend] write steps alone (create → lock → pay), wrk, $workers connections, ${seconds} s"
     "$venv/bin/python" bench/ble-sessions/flows.py setup "$base" "$token" "$work/tokens-$backend.txt" --asset STEP \
         --workers "$workers" --payees "$payees" >"$work/steps-setup-$backend.json" || die "[$backend] setup of the write steps failed"
+    cpu_steps_before=$(cpu_ticks "$server_pid")
     wrk --threads "$workers" --connections "$workers" --duration "${seconds}s" --timeout 10s --latency \
         --script bench/ble-sessions/steps.lua "$base" -- "$work/tokens-$backend.txt" STEP 2500 >"$work/wrk-steps-$backend.txt"
+    cpu_steps_after=$(cpu_ticks "$server_pid")
     "$venv/bin/python" bench/ble-sessions/flows.py received "$base" "$token" "$work/steps-setup-$backend.json" >"$work/steps-received-$backend.txt"
     say "[$backend] single transfers, wrk, 64 connections, ${seconds} s"
     python3 tools/contract/hubapi.py bench-setup "$base" "$token" BENCH 1000 1000000000000 >"$work/accounts-$backend.txt"
+    cpu_single_before=$(cpu_ticks "$server_pid")
     wrk --threads 2 --connections 64 --duration "${seconds}s" --timeout 10s --latency \
         --script bench/http/transfers.lua "$base" -- "$work/accounts-$backend.txt" "$token" BENCH 1 >"$work/wrk-single-$backend.txt"
-    python3 - "$results" "$work/wrk-steps-$backend.txt" "$work/steps-received-$backend.txt" "$work/wrk-single-$backend.txt" "$workers" <<'EOF'
-import json, sys
-results_path, steps_path, received_path, single_path, workers = sys.argv[1:]
+    cpu_single_after=$(cpu_ticks "$server_pid")
+    python3 - "$results" "$work/wrk-steps-$backend.txt" "$work/steps-received-$backend.txt" "$work/wrk-single-$backend.txt" "$workers" \
+        "$cpu_steps_before" "$cpu_steps_after" "$cpu_single_before" "$cpu_single_after" <<'EOF'
+import json, os, sys
+results_path, steps_path, received_path, single_path, workers = sys.argv[1:6]
+tick = 1 / os.sysconf("SC_CLK_TCK")
+cpu_steps_before, cpu_steps_after, cpu_single_before, cpu_single_after = ([int(x) * tick for x in a.split()] for a in sys.argv[6:10])
+def cpu_ms_each(before, after, count):
+    """CPU milliseconds per request of hubd and of PostgreSQL during one wrk phase."""
+    return {"hubd": round(1000 * (after[0] - before[0]) / count, 3), "postgres": round(1000 * (after[1] - before[1]) / count, 3)}
 def bench_json(path):
     line = next(l for l in open(path) if l.startswith("BENCH_JSON "))
     return json.loads(line[len("BENCH_JSON "):])
@@ -131,8 +155,10 @@ steps_per_sec = steps["steps"] / (steps["duration_us"] / 1e6)
 single_per_sec = (single["requests"] - single["refused_transfers"]) / (single["duration_us"] / 1e6)
 # wrk stops with requests in flight: a pay the hub committed may have no counted answer.
 received_ok = 2500 * steps["flows"] <= received <= 2500 * (steps["flows"] + int(workers))
-row["write_steps"] = dict(steps, steps_per_sec=round(steps_per_sec, 1), payees_received=str(received), payees_received_ok=received_ok)
-row["single_transfers"] = dict(single, transfers_per_sec=round(single_per_sec, 1))
+row["write_steps"] = dict(steps, steps_per_sec=round(steps_per_sec, 1), payees_received=str(received), payees_received_ok=received_ok,
+                         cpu_ms_per_step=cpu_ms_each(cpu_steps_before, cpu_steps_after, steps["steps"]))
+row["single_transfers"] = dict(single, transfers_per_sec=round(single_per_sec, 1),
+                               cpu_ms_per_transfer=cpu_ms_each(cpu_single_before, cpu_single_after, single["requests"]))
 row["write_steps_per_single_transfer"] = round(steps_per_sec / single_per_sec, 3)
 rows[-1] = row
 open(results_path, "w").write("".join(json.dumps(r) + "\n" for r in rows))
@@ -175,6 +201,9 @@ for r in rows:
     print(f"  write steps alone (wrk): {w['steps_per_sec']:,.0f}/s, p50/p99 {w['p50_ms']:.1f}/{w['p99_ms']:.1f} ms, errors {w['errors'] + w['socket_errors']}"
           f"{'' if w['payees_received_ok'] else ', WRONG PAYEE TOTAL'}; single transfers (wrk): {r['single_transfers']['transfers_per_sec']:,.0f}/s;"
           f" ratio {r['write_steps_per_single_transfer']:.2f}")
+    cs, ct = w["cpu_ms_per_step"], r["single_transfers"]["cpu_ms_per_transfer"]
+    print(f"  CPU ms per write step: hubd {cs['hubd']:.3f}, PostgreSQL {cs['postgres']:.3f}; per single transfer: hubd {ct['hubd']:.3f},"
+          f" PostgreSQL {ct['postgres']:.3f}")
     print(f"  load average (1, 5, 15 min) before: {r['load_average_before']}, after: {r['load_average_after']} (2 cores)")
     if not r["payees_received_ok"]:
         print(f"  the payees received {r['payees_received']}, not 2500 x {r['completed_flows_including_warmup']}")
