@@ -16,21 +16,15 @@ enum SessionStore {
         try connection.executeDeferred("INSERT INTO ble_sessions_sessions (\(sessionColumns)) VALUES " + sessionValues(session))
     }
 
-    /// Inserts `sessions` as ``insert(_:on:)-(PaymentSession,_)`` would one by one; on
-    /// PostgreSQL many to a statement, in power-of-two chunks.
+    /// Inserts `sessions`, many to a statement on PostgreSQL (``writeMany``).
     static func insert(_ sessions: [PaymentSession], on connection: any SQLConnection) throws {
-        if connection.dialect == .sqlite {
-            for session in sessions { try insert(session, on: connection) }
-            return
-        }
-        for chunk in powerOfTwoChunks(sessions.count, maxChunk: 256) {
-            var sql: SQL = "INSERT INTO ble_sessions_sessions (\(sessionColumns)) VALUES "
-            for (position, session) in sessions[chunk].enumerated() {
-                sql += position == 0 ? "" : ", "
-                sql += sessionValues(session)
-            }
-            try connection.executeDeferred(sql)
-        }
+        try writeMany(
+            sessions,
+            alone: { try insert($0, on: connection) },
+            head: "INSERT INTO ble_sessions_sessions (\(sessionColumns)) VALUES ",
+            tuple: sessionValues,
+            on: connection
+        )
     }
 
     /// A session's row as a `VALUES` tuple, in the order of `sessionColumns`.
@@ -52,28 +46,23 @@ enum SessionStore {
         )
     }
 
-    /// Writes each session's state as ``update(_:on:)`` would, one after another. On PostgreSQL
-    /// the sessions go many to an `UPDATE … FROM (VALUES …)`, in power-of-two chunks: a
-    /// statement costs the server a start and its constraints' setup once, not once a row.
+    /// Writes each session's state as ``update(_:on:)-(PaymentSession,_)`` would, many to a
+    /// statement on PostgreSQL (``writeMany``).
     static func update(_ sessions: [PaymentSession], on connection: any SQLConnection) throws {
-        if connection.dialect == .sqlite {
-            for session in sessions { try update(session, on: connection) }
-            return
-        }
-        for chunk in powerOfTwoChunks(sessions.count, maxChunk: 256) {
-            var sql: SQL =
-                "UPDATE ble_sessions_sessions AS s SET paid_shares = v.paid_shares, held_shares = v.held_shares, status = v.status, "
-                + "eid = v.eid, eid_issued_at = v.eid_issued_at, ended_at = v.ended_at FROM (VALUES "
-            for (position, s) in sessions[chunk].enumerated() {
-                sql += position == 0 ? "" : ", "
-                sql += """
-                    (\(s.id)::text, \(s.paidShares)::bigint, \(s.heldShares)::bigint, \(s.status.rawValue)::text, \(s.eid.description)::text, \
-                    \(s.eidIssuedAt)::bigint, \(s.endedAt)::bigint)
-                    """
-            }
-            sql += ") AS v (id, paid_shares, held_shares, status, eid, eid_issued_at, ended_at) WHERE s.id = v.id"
-            try connection.executeDeferred(sql)
-        }
+        try writeMany(
+            sessions,
+            alone: { try update($0, on: connection) },
+            head: "UPDATE ble_sessions_sessions AS s SET paid_shares = v.paid_shares, held_shares = v.held_shares, status = v.status, "
+                + "eid = v.eid, eid_issued_at = v.eid_issued_at, ended_at = v.ended_at FROM (VALUES ",
+            tuple: { s in
+                """
+                (\(s.id)::text, \(s.paidShares)::bigint, \(s.heldShares)::bigint, \(s.status.rawValue)::text, \(s.eid.description)::text, \
+                \(s.eidIssuedAt)::bigint, \(s.endedAt)::bigint)
+                """
+            },
+            tail: ") AS v (id, paid_shares, held_shares, status, eid, eid_issued_at, ended_at) WHERE s.id = v.id",
+            on: connection
+        )
     }
 
     static func session(_ id: String, forUpdate: Bool = false, on connection: any SQLConnection) throws -> PaymentSession? {
@@ -207,39 +196,30 @@ enum SessionStore {
         """
     }
 
-    /// Inserts `locks` as ``insert(_:on:)-(SessionLock,_)`` would one by one; on PostgreSQL many
-    /// to a statement, in power-of-two chunks.
+    /// Inserts `locks`, many to a statement on PostgreSQL (``writeMany``).
     static func insert(_ locks: [SessionLock], on connection: any SQLConnection) throws {
-        if connection.dialect == .sqlite {
-            for lock in locks { try insert(lock, on: connection) }
-            return
-        }
-        for chunk in powerOfTwoChunks(locks.count, maxChunk: 256) {
-            var sql: SQL = "INSERT INTO ble_sessions_locks (\(lockColumns)) VALUES "
-            for (position, lock) in locks[chunk].enumerated() {
-                sql += position == 0 ? "" : ", "
-                sql += lockValues(lock)
-            }
-            try connection.executeDeferred(sql)
-        }
+        try writeMany(
+            locks,
+            alone: { try insert($0, on: connection) },
+            head: "INSERT INTO ble_sessions_locks (\(lockColumns)) VALUES ",
+            tuple: lockValues,
+            on: connection
+        )
     }
 
-    /// Writes each lock's outcome as ``update(_:on:)-(SessionLock,_)`` would one by one; on
-    /// PostgreSQL many to an `UPDATE … FROM (VALUES …)`, in power-of-two chunks.
+    /// Writes each lock's outcome as ``update(_:on:)-(SessionLock,_)`` would, many to a
+    /// statement on PostgreSQL (``writeMany``).
     static func update(_ locks: [SessionLock], on connection: any SQLConnection) throws {
-        if connection.dialect == .sqlite {
-            for lock in locks { try update(lock, on: connection) }
-            return
-        }
-        for chunk in powerOfTwoChunks(locks.count, maxChunk: 256) {
-            var sql: SQL = "UPDATE ble_sessions_locks AS l SET state = v.state, resolved_at = v.resolved_at, payment_id = v.payment_id FROM (VALUES "
-            for (position, lock) in locks[chunk].enumerated() {
-                sql += position == 0 ? "" : ", "
-                sql += "(\(lock.id)::text, \(lock.state.rawValue)::text, \(lock.resolvedAt)::bigint, \(lock.paymentID?.description)::text)"
-            }
-            sql += ") AS v (id, state, resolved_at, payment_id) WHERE l.id = v.id"
-            try connection.executeDeferred(sql)
-        }
+        try writeMany(
+            locks,
+            alone: { try update($0, on: connection) },
+            head: "UPDATE ble_sessions_locks AS l SET state = v.state, resolved_at = v.resolved_at, payment_id = v.payment_id FROM (VALUES ",
+            tuple: { lock in
+                "(\(lock.id)::text, \(lock.state.rawValue)::text, \(lock.resolvedAt)::bigint, \(lock.paymentID?.description)::text)"
+            },
+            tail: ") AS v (id, state, resolved_at, payment_id) WHERE l.id = v.id",
+            on: connection
+        )
     }
 
     static func update(_ lock: SessionLock, on connection: any SQLConnection) throws {
@@ -269,6 +249,33 @@ enum SessionStore {
     }
 
     // MARK: Rows
+
+    /// Writes `rows` as `alone` would one by one. On PostgreSQL `head`, the rows' `VALUES`
+    /// tuples and `tail` make one statement for many rows, in power-of-two chunks (a few
+    /// statement shapes for the prepared-statement cache): the server then starts a statement and
+    /// sets up its table's constraints once, not once a row. SQLite, where a statement costs no
+    /// round trip, runs the prepared single-row statement for each.
+    private static func writeMany<Row>(
+        _ rows: [Row],
+        alone: (Row) throws -> Void,
+        head: SQL,
+        tuple: (Row) -> SQL,
+        tail: SQL = "",
+        on connection: any SQLConnection
+    ) throws {
+        if connection.dialect == .sqlite {
+            for row in rows { try alone(row) }
+            return
+        }
+        for chunk in powerOfTwoChunks(rows.count, maxChunk: 256) {
+            var sql = head
+            for (position, row) in rows[chunk].enumerated() {
+                sql += position == 0 ? "" : ", "
+                sql += tuple(row)
+            }
+            try connection.executeDeferred(sql + tail)
+        }
+    }
 
     private static let sessionColumns: SQL =
         "id, payee_id, payee_account_id, payee_display_name, asset, amount, split_mode, shares, paid_shares, held_shares, status, eid, eid_issued_at, created_at, expires_at, ended_at"
