@@ -44,6 +44,39 @@ struct PostgresReconnectTests {
     }
 
     @Test(
+        "a session lost before a deferred BEGIN reaches the server fails the transaction's statements, never runs them on a new session",
+        .enabled(if: TestBackend.postgresURL != nil)
+    )
+    func lostBeforeDeferredBegin() async throws {
+        try await withDatabase(on: .postgres) { database in
+            guard case .postgres(let uri) = database.url else { return }
+            try await database.write { try $0.execute("CREATE TABLE probe (k INTEGER PRIMARY KEY)") }
+            let kinds = try await database.withWriterConnection { connection -> [String] in
+                // Killed while idle: the client learns of it only when it next reads.
+                guard let pid = try connection.queryFirst("SELECT pg_backend_pid() AS pid")?.int("pid") else { return [] }
+                try Self.terminate(pid: pid, through: uri)
+                // The transactions' way to begin: sent with the first statement.
+                try connection.executeDeferred("BEGIN")
+                var kinds: [String] = []
+                let statements: [SQL] = ["INSERT INTO probe (k) VALUES (1)", "INSERT INTO probe (k) VALUES (2)", "COMMIT"]
+                for statement in statements {
+                    do {
+                        try connection.execute(statement)
+                        kinds.append("done")
+                    } catch let error as DatabaseError {
+                        kinds.append(error.kind.rawValue)
+                    }
+                }
+                try connection.execute("INSERT INTO probe (k) VALUES (3)")
+                return kinds
+            }
+            #expect(kinds == ["connection", "connection", "connection"])
+            let keys = try await database.read { try $0.query("SELECT k FROM probe ORDER BY k").map { try $0.int("k") } }
+            #expect(keys == [3])
+        }
+    }
+
+    @Test(
         "a write transaction whose session dies throws unavailable, applies nothing, and the next write reconnects",
         .enabled(if: TestBackend.postgresURL != nil)
     )
@@ -119,6 +152,10 @@ struct PostgresReconnectTests {
         guard let pid = try connection.queryFirst("SELECT pg_backend_pid() AS pid")?.int("pid") else {
             throw DatabaseError(.query, "no backend pid")
         }
+        try terminate(pid: pid, through: uri)
+    }
+
+    private static func terminate(pid: Int64, through uri: String) throws {
         let other = try PostgresConnection(url: uri)
         _ = try other.query("SELECT pg_terminate_backend(\(pid))")
         for _ in 0..<100 {

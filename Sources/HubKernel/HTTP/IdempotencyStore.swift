@@ -17,12 +17,11 @@ struct IdempotencyStore: Sendable {
         case mismatch
     }
 
-    /// Reads the key on a reader: the common case (a new key) costs no write.
+    /// Reads the key on a reader, one statement with no transaction around it: the common case
+    /// (a new key) costs no write and one round trip.
     func lookup(scope: String, key: String, requestHash: [UInt8]) async throws -> Lookup {
-        let cutoff = retentionCutoff
-        return try await database.read { connection in
-            try Self.lookup(scope: scope, key: key, requestHash: requestHash, cutoff: cutoff, on: connection)
-        }
+        let rows = try await database.query(Self.lookupStatement(scope: scope, key: key, cutoff: retentionCutoff))
+        return try Self.lookup(rows.first, requestHash: requestHash)
     }
 
     /// Records a request's reply on its own (a request whose handler wrote nothing through a unit
@@ -61,15 +60,20 @@ struct IdempotencyStore: Sendable {
     static func lookup(scope: String, key: String, requestHash: [UInt8], cutoff: LedgerTimestamp, on connection: any SQLConnection) throws
         -> Lookup
     {
-        // Rows from before keys were written complete (`state` 'running') count as free.
-        guard
-            let row = try connection.queryFirst(
-                """
-                SELECT request_hash, status, content_type, location, body FROM hub_idempotency_keys \
-                WHERE scope = \(scope) AND key = \(key) AND state = 'done' AND created_at >= \(cutoff)
-                """
-            )
-        else { return .fresh }
+        try lookup(try connection.queryFirst(lookupStatement(scope: scope, key: key, cutoff: cutoff)), requestHash: requestHash)
+    }
+
+    /// The key's live row. Rows from before keys were written complete (`state` 'running') count
+    /// as free.
+    private static func lookupStatement(scope: String, key: String, cutoff: LedgerTimestamp) -> SQL {
+        """
+        SELECT request_hash, status, content_type, location, body FROM hub_idempotency_keys \
+        WHERE scope = \(scope) AND key = \(key) AND state = 'done' AND created_at >= \(cutoff)
+        """
+    }
+
+    private static func lookup(_ row: SQLRow?, requestHash: [UInt8]) throws -> Lookup {
+        guard let row else { return .fresh }
         guard try row.bytes("request_hash") == requestHash else { return .mismatch }
         return .replay(
             HTTPReply(

@@ -213,6 +213,16 @@ final class PostgresConnection: SQLConnection, TransactionStateHolding {
 
     func executeDeferred(_ sql: String, _ binds: [SQLValue]) throws {
         try send(sql, binds)
+        // A deferred `BEGIN` starts the transaction as far as this side knows: should the
+        // session be lost before the server answers, the statements after it must fail, never
+        // run on a new session outside any transaction.
+        if Self.beginsTransaction(sql) { inTransaction = true }
+    }
+
+    /// `BEGIN` and `START TRANSACTION`, with or without their modes.
+    static func beginsTransaction(_ sql: String) -> Bool {
+        let words = sql.split(whereSeparator: { $0.isWhitespace || $0 == ";" }).prefix(2).map { $0.uppercased() }
+        return words.first == "BEGIN" || words == ["START", "TRANSACTION"]
     }
 
     // MARK: Pipeline
