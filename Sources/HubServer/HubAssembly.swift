@@ -37,7 +37,7 @@ public enum HubAssembly {
             clock: clock,
             logger: logger,
             metrics: metricsFactory,
-            onCommit: { [bus] in bus.nudge() }
+            onCommit: { [bus] lastEvent in bus.committed(through: lastEvent) }
         )
         let secrets = SecretsVault(
             database: database,
@@ -89,7 +89,12 @@ public enum HubAssembly {
         let signals: ClusterSignals? =
             switch database.url {
             case .postgres(let uri):
-                ClusterSignals(uri: uri, logger: logger, onEvents: { [bus] in bus.nudge() }, onCredentials: { [cache] in cache.invalidateAll() })
+                ClusterSignals(
+                    uri: uri,
+                    logger: logger,
+                    onEvents: { [bus] lastEvent in bus.committed(through: lastEvent) },
+                    onCredentials: { [cache] in cache.invalidateAll() }
+                )
             case .sqlite: nil
             }
         return Hub(

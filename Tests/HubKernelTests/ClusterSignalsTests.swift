@@ -10,7 +10,7 @@ import Testing
 @Suite("Cluster signals (PostgreSQL LISTEN/NOTIFY)", .timeLimit(.minutes(3)))
 struct ClusterSignalsTests {
     @Test(
-        "an event committed through one instance reaches the other's bus without its poll; credentials changes reach it too",
+        "an event committed through one instance reaches the other's bus without its poll, naming its sequence; credentials changes reach it too",
         arguments: TestBackend.enabled.filter { $0 == .postgres }
     )
     func twoInstances(backend: TestBackend) async throws {
@@ -23,10 +23,14 @@ struct ClusterSignalsTests {
         // The second instance would poll once an hour: only a signal can wake it in time.
         let bus = EventBus(database: second, pollInterval: .seconds(3600), logger: logger)
         let credentials = Atomic<Int>(0)
+        let named = Mutex<[Int64?]>([])
         let signals = ClusterSignals(
             uri: uri,
             logger: logger,
-            onEvents: { bus.nudge() },
+            onEvents: { lastEvent in
+                named.withLock { $0.append(lastEvent) }
+                bus.committed(through: lastEvent)
+            },
             onCredentials: { credentials.add(1, ordering: .relaxed) }
         )
         do {
@@ -43,6 +47,8 @@ struct ClusterSignalsTests {
                     for await seen in stream where seen >= sequence { return }
                 }
                 #expect(bus.lastSequence == sequence)
+                // The notification names the commit's newest event: the bus needs no read.
+                #expect(named.withLock { $0.last } == .some(sequence))
 
                 try await ClusterSignals.announce(.credentials, on: first)
                 try await waitUntil("the credentials signal") { credentials.load(ordering: .relaxed) > credentialsBefore }

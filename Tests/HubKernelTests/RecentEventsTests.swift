@@ -101,6 +101,41 @@ struct RecentEventsTests {
         }
     }
 
+    @Test(
+        "a commit's newest sequence reaches subscribers at once, without a read; with a stream open the window reads it first",
+        arguments: TestBackend.enabled
+    )
+    func committedThrough(backend: TestBackend) async throws {
+        try await withDatabase(on: backend) { database in
+            try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
+            let first = try await database.write { try EventLog.append([Self.event("test.first")], on: $0) }
+            // No stream: the writer's word is taken as it is, before the call returns (the log
+            // holds nothing past `first`, so a read could not have given `first + 7`).
+            let trusting = EventBus(database: database, pollInterval: .seconds(3600), logger: Logger(label: "test"))
+            trusting.committed(through: first)
+            #expect(trusting.lastSequence == first)
+            trusting.committed(through: first + 7)
+            #expect(trusting.lastSequence == first + 7)
+            trusting.committed(through: first + 2)
+            #expect(trusting.lastSequence == first + 7, "never backwards")
+
+            let bus = EventBus(database: database, pollInterval: .seconds(3600), logger: Logger(label: "test"))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await bus.run() }
+                try await bus.withStreamSubscription { signals in
+                    try await eventually("the window starts") { recent(bus) == first }
+                    let last = try await database.write { try EventLog.append((1...9).map { Self.event("test.\($0)") }, on: $0) }
+                    bus.committed(through: last)
+                    for await seen in signals where seen >= last { break }
+                    // The signal comes after the window has read the events from the log.
+                    let slice = try #require(bus.recent.read(after: last - 2, through: last, limit: 10, filter: EventFilter()))
+                    #expect(slice.entries.map(\.type) == ["test.8", "test.9"])
+                }
+                group.cancelAll()
+            }
+        }
+    }
+
     private func recent(_ bus: EventBus) -> Int64? { bus.recent.end }
 
     static func event(_ type: String) -> NewEvent {

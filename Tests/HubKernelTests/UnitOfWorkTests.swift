@@ -244,7 +244,7 @@ struct UnitOfWorkTests {
         let nudges = Atomic<Int>(0)
         try await withDatabase(on: backend) { database in
             try await Migrator([(group: .kernel, migrations: Ledger.migrations)]).migrate(database)
-            let ledger = Ledger(database: database, logger: .init(label: "test"), onCommit: { nudges.add(1, ordering: .relaxed) })
+            let ledger = Ledger(database: database, logger: .init(label: "test"), onCommit: { _ in nudges.add(1, ordering: .relaxed) })
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for service in ledger.services { group.addTask { try await service.run() } }
                 try await ledger.write(as: .tipjar) { unit in

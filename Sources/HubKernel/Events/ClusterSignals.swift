@@ -14,7 +14,9 @@ import Synchronization
 ///
 /// A notification sent inside a transaction is delivered at its commit, in commit order, and
 /// never for a transaction that rolls back; a write transaction that appended events sends one
-/// just before its commit (``TransactionState``), so no writer has to remember. The listener
+/// just before its commit (``TransactionState``), so no writer has to remember. Its payload is
+/// the sequence of the transaction's newest event, so a listener (this instance's own included)
+/// tells its bus without reading the counter back. The listener
 /// keeps one connection of its own on a thread of its own (waiting on a socket is blocking I/O,
 /// kept off Swift's cooperative pool). After a reconnection it reports both signals once: what it
 /// missed while away is then read from the database like anything else.
@@ -32,12 +34,20 @@ public final class ClusterSignals: Service, Sendable {
 
     private let uri: String
     private let logger: Logger
-    private let onEvents: @Sendable () -> Void
+    private let onEvents: @Sendable (_ lastEvent: Int64?) -> Void
     private let onCredentials: @Sendable () -> Void
     /// Notifications received, per channel (for tests and metrics).
     private let received = Mutex<[Channel: Int]>([:])
 
-    public init(uri: String, logger: Logger, onEvents: @escaping @Sendable () -> Void, onCredentials: @escaping @Sendable () -> Void) {
+    /// - Parameters:
+    ///   - onEvents: called with the newest event sequence the notifications named, or `nil`
+    ///     when they named none (after a reconnection, or from ``announce(_:on:)``).
+    public init(
+        uri: String,
+        logger: Logger,
+        onEvents: @escaping @Sendable (_ lastEvent: Int64?) -> Void,
+        onCredentials: @escaping @Sendable () -> Void
+    ) {
         self.uri = uri
         self.logger = logger
         self.onEvents = onEvents
@@ -48,11 +58,13 @@ public final class ClusterSignals: Service, Sendable {
     public func count(_ channel: Channel) -> Int { received.withLock { $0[channel] ?? 0 } }
 
     /// The statement that signals `channel` to every listener when the caller's transaction
-    /// commits (PostgreSQL folds repeats within one transaction into one).
-    static func notification(_ channel: Channel) -> SQL {
-        switch channel {
-        case .events: "SELECT pg_notify(left('hub_e_' || current_schema(), 63), '')"
-        case .credentials: "SELECT pg_notify(left('hub_c_' || current_schema(), 63), '')"
+    /// commits (PostgreSQL folds repeats within one transaction into one), with the sequence of
+    /// the transaction's newest event when it appended some.
+    static func notification(_ channel: Channel, lastEvent: Int64? = nil) -> SQL {
+        let payload = lastEvent.map { String($0) } ?? ""
+        return switch channel {
+        case .events: "SELECT pg_notify(left('hub_e_' || current_schema(), 63), \(payload))"
+        case .credentials: "SELECT pg_notify(left('hub_c_' || current_schema(), 63), \(payload))"
         }
     }
 
@@ -63,10 +75,10 @@ public final class ClusterSignals: Service, Sendable {
     }
 
     public func run() async throws {
-        let listener = try Listener(uri: uri, logger: logger) { [self] channel in
+        let listener = try Listener(uri: uri, logger: logger) { [self] channel, lastEvent in
             received.withLock { $0[channel, default: 0] += 1 }
             switch channel {
-            case .events: onEvents()
+            case .events: onEvents(lastEvent)
             case .credentials: onCredentials()
             }
         }
@@ -87,7 +99,8 @@ public final class ClusterSignals: Service, Sendable {
 private final class Listener: Sendable {
     private let uri: String
     private let logger: Logger
-    private let deliver: @Sendable (ClusterSignals.Channel) -> Void
+    /// Delivers a signal with the newest event sequence its notifications named, if any.
+    private let deliver: @Sendable (ClusterSignals.Channel, _ lastEvent: Int64?) -> Void
     /// Written to by ``stop()``: wakes the thread out of `poll`.
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -95,7 +108,7 @@ private final class Listener: Sendable {
     /// The channel names of this connection's schema, and which signal each carries.
     private let channels = Mutex<[String: ClusterSignals.Channel]>([:])
 
-    init(uri: String, logger: Logger, deliver: @escaping @Sendable (ClusterSignals.Channel) -> Void) throws {
+    init(uri: String, logger: Logger, deliver: @escaping @Sendable (ClusterSignals.Channel, _ lastEvent: Int64?) -> Void) throws {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw DatabaseError(.connection, "cannot make the listener's wake-up pipe") }
         (wakeRead, wakeWrite) = (fds[0], fds[1])
@@ -142,8 +155,8 @@ private final class Listener: Sendable {
             if let connection = connect() {
                 pause = 100
                 // Anything committed while this instance was not listening is in the database.
-                deliver(.events)
-                deliver(.credentials)
+                deliver(.events, nil)
+                deliver(.credentials, nil)
                 listen(on: connection)
                 PQfinish(connection)
             }
@@ -206,14 +219,30 @@ private final class Listener: Sendable {
                 return
             }
             let names = self.channels.withLock { $0 }
-            var signalled = Set<ClusterSignals.Channel>()
+            // A burst of commits wakes each reader once: it reads the log from its own cursor. The
+            // newest sequence named is the burst's, unless one notification named none.
+            var signalled: [ClusterSignals.Channel: Int64?] = [:]
             while let notification = PQnotifies(connection) {
-                if let channel = names[String(cString: notification.pointee.relname)] { signalled.insert(channel) }
+                if let channel = names[String(cString: notification.pointee.relname)] {
+                    let named = Int64(String(cString: notification.pointee.extra))
+                    if let earlier = signalled[channel] {
+                        signalled[channel] = .some(Self.newest(earlier, named))
+                    } else {
+                        signalled[channel] = .some(named)
+                    }
+                }
                 PQfreemem(notification)
             }
-            // A burst of commits wakes each reader once: it reads the log from its own cursor.
-            for channel in ClusterSignals.Channel.allCases where signalled.contains(channel) { deliver(channel) }
+            for channel in ClusterSignals.Channel.allCases {
+                if let lastEvent = signalled[channel] { deliver(channel, lastEvent) }
+            }
         }
+    }
+
+    /// The newer of two named sequences; unknown when either is.
+    private static func newest(_ a: Int64?, _ b: Int64?) -> Int64? {
+        guard let a, let b else { return nil }
+        return max(a, b)
     }
 
     private func waitForWake(milliseconds: Int32) {

@@ -8,8 +8,9 @@ import Synchronization
 ///
 /// The log in the database stays the only source of truth: the bus carries just the newest
 /// sequence number, and readers fetch what they have not seen. It learns of new events two ways:
-/// ``nudge()`` from writers in this process (immediate), and a poll of the sequence counter every
-/// ``pollInterval`` for events written by other processes sharing the database.
+/// from writers in this process (immediate: ``committed(through:)`` with the newest sequence, or
+/// ``nudge()`` to read it), and a poll of the sequence counter every ``pollInterval`` for events
+/// written by other processes sharing the database.
 ///
 /// While live streams are open it also keeps the newest events in memory (``recent``), read once
 /// per batch before the streams are told, so that streams do not each read the log.
@@ -38,6 +39,15 @@ public final class EventBus: Service, Sendable {
 
     /// Asks the bus to look for new events now (call after committing a write that appended some).
     public func nudge() { wake.yield() }
+
+    /// After a commit in this process whose newest event is `sequence`: tells the subscribers at
+    /// once, without reading the counter back on a reader (the writer's commits come hundreds a
+    /// second under load). With live streams open, or the sequence unknown, it polls as
+    /// ``nudge()`` does, so that the window of ``recent`` events is read before streams are told.
+    public func committed(through sequence: Int64?) {
+        guard let sequence, state.withLock({ $0.streams == 0 }) else { return nudge() }
+        publish(sequence)
+    }
 
     /// The newest sequence the bus has seen.
     public var lastSequence: Int64 { state.withLock { $0.lastSequence } }

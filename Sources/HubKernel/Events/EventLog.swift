@@ -63,7 +63,7 @@ public enum EventLog {
         }
         try connection.insertMany(into: "hub_events", columns: columns, rows: rows)
         // Other instances on the same PostgreSQL wake when this commits (ClusterSignals).
-        if connection.dialect == .postgres { try connection.executeDeferred(ClusterSignals.notification(.events)) }
+        if connection.dialect == .postgres { try connection.executeDeferred(ClusterSignals.notification(.events, lastEvent: sequence)) }
         return sequence
     }
 

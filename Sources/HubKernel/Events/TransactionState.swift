@@ -89,7 +89,7 @@ final class TransactionState {
             try connection.executeDeferred("UPDATE hub_counters SET value = \(entry.value) WHERE name = \(name)")
         }
         if !eventRows.isEmpty && connection.dialect == .postgres {
-            try connection.executeDeferred(ClusterSignals.notification(.events))
+            try connection.executeDeferred(ClusterSignals.notification(.events, lastEvent: counters[Counters.Name.eventSequence.rawValue]?.value))
         }
     }
 }

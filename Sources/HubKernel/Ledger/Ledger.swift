@@ -46,14 +46,15 @@ public final class Ledger: Sendable {
     /// - Parameters:
     ///   - metrics: where to count transfers by result (`hub_ledger_transfers_total`) and the writer's
     ///     group commits (`hub_writer_*`); none by default.
-    ///   - onCommit: called after each commit that appended events (the event bus's `nudge`).
+    ///   - onCommit: called after each commit that appended events, with the sequence of the
+    ///     newest when the writer knows it (the event bus's ``EventBus/committed(through:)``).
     public init(
         database: Database,
         configuration: LedgerConfiguration = .init(),
         clock: LedgerClock = .system,
         logger: Logger,
         metrics: (any MetricsFactory)? = nil,
-        onCommit: @escaping @Sendable () -> Void = {}
+        onCommit: @escaping @Sendable (_ lastEvent: Int64?) -> Void = { _ in }
     ) {
         self.observer = LedgerObserver(metrics: metrics, onCommit: onCommit)
         self.database = database

@@ -12,9 +12,10 @@ struct LedgerObserver: Sendable {
     let writerRequests: Counter?
     /// How long each write transaction held the writer, its commit included.
     let writerTransactionDuration: Metrics.Timer?
-    let onCommit: @Sendable () -> Void
+    /// Called with the newest event sequence the commit wrote, when the writer knows it.
+    let onCommit: @Sendable (_ lastEvent: Int64?) -> Void
 
-    init(metrics: (any MetricsFactory)?, onCommit: @escaping @Sendable () -> Void) {
+    init(metrics: (any MetricsFactory)?, onCommit: @escaping @Sendable (_ lastEvent: Int64?) -> Void) {
         func counter(_ result: String) -> Counter? {
             metrics.map { Counter(label: "hub_ledger_transfers_total", dimensions: [("result", result)], factory: $0) }
         }

@@ -180,9 +180,12 @@ final class KernelWriter: Service {
                     isolate: jobs.count > 1 || !transferGroups.isEmpty || limit > 0 || jobs.contains { $0.recordsFailure }
                 )
                 let unitResults = try units.run(jobs)
-                return (results, expired, unitResults)
+                // The newest event this group wrote, when it read the counter: the bus announces
+                // it without reading it back.
+                let lastEvent = connection.activeTransaction?.cached(Counters.Name.eventSequence.rawValue)
+                return (results, expired, unitResults, lastEvent)
             }
-            let (results, expired, unitResults) = outcome
+            let (results, expired, unitResults, lastEvent) = outcome
             commits.add(1, ordering: .relaxed)
             committedWork.add(batch.count, ordering: .relaxed)
             observer.committed(requests: batch.count, after: ContinuousClock.now - started)
@@ -203,7 +206,7 @@ final class KernelWriter: Service {
                     committedSomething = true
                 }
             }
-            if committedSomething { observer.onCommit() }
+            if committedSomething { observer.onCommit(lastEvent) }
             nextGroup = 0
             for work in batch {
                 switch work {
