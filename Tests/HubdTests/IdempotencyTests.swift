@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HubServer
 import HubServerTestSupport
 import HubTestSupport
@@ -220,6 +221,67 @@ struct IdempotencyTests {
             }
         }
     }
+
+    @Test(
+        "a route marked AnswersInUnit skips the lookup: a retry runs its handler, whose unit finds the key and replays; other routes replay without running",
+        arguments: TestBackend.enabled
+    )
+    func answersInUnit(backend: TestBackend) async throws {
+        try await withLedger(on: backend) { ledger in
+            let usd = try await ledger.makeAsset("USD")
+            let alice = try await ledger.makeWallet(usd)
+            let bob = try await ledger.makeWallet(usd)
+            try await ledger.mint(100, of: usd, to: alice)
+            let runs = Counter()
+            @Sendable func pay(_ request: Request, _ context: HubRequestContext) async throws -> Response {
+                let run = runs.next()
+                // A refusal before any unit (as a scope check would be).
+                if request.headers[Self.refuse] != nil { throw Problem(.forbidden, code: "refused", detail: "Refused before the unit.") }
+                return try await ledger.respond { unit in
+                    let result = try unit.submit(
+                        TransferRequest(id: .random(), action: .post(debit: alice.id, credit: bob.id, amount: 10, asset: usd.code))
+                    )
+                    return HTTPReply(
+                        status: 201,
+                        contentType: "text/plain",
+                        location: nil,
+                        body: Array("run \(run) paid \(result.transfer!.id)".utf8)
+                    )
+                }
+            }
+            let router = Router(context: HubRequestContext.self)
+            router.add(middleware: AuthenticationMiddleware(authenticator: TestAuthenticator()))
+            router.add(middleware: IdempotencyMiddleware(database: ledger.database, clock: ledger.clock))
+            router.group().add(middleware: AnswersInUnit()).post("marked", use: pay)
+            router.post("unmarked", use: pay)
+            try await Application(router: router).test(.router) { client in
+                let headers = bearer("alice") + [.idempotencyKey: "pay-1"]
+                let first = try await client.execute(uri: "/marked", method: .post, headers: headers)
+                #expect(first.status == .created && first.text.hasPrefix("run 1 "))
+                // The handler runs again (no lookup first); its unit finds the key, rolls back and
+                // the first reply is replayed.
+                let retry = try await client.execute(uri: "/marked", method: .post, headers: headers)
+                #expect(retry.status == .created && retry.headers[.idempotencyReplayed] == "true" && retry.text == first.text)
+                #expect(runs.next() == 3, "the retry ran the handler")
+                // Refused before any unit: the key's first answer stands.
+                let refused = try await client.execute(uri: "/marked", method: .post, headers: headers + [Self.refuse: "yes"])
+                #expect(refused.status == .created && refused.headers[.idempotencyReplayed] == "true" && refused.text == first.text)
+                #expect(try await ledger.balance(bob).available == 10, "paid once")
+
+                // Unmarked: the lookup answers the retry without running the handler.
+                let other = bearer("alice") + [.idempotencyKey: "pay-2"]
+                let before = runs.next()
+                let unmarked = try await client.execute(uri: "/unmarked", method: .post, headers: other)
+                let replayed = try await client.execute(uri: "/unmarked", method: .post, headers: other)
+                #expect(replayed.headers[.idempotencyReplayed] == "true" && replayed.text == unmarked.text)
+                #expect(runs.next() == before + 2, "only the first request ran")
+                #expect(try await ledger.balance(bob).available == 20)
+            }
+            try await ledger.expectVerified()
+        }
+    }
+
+    private static let refuse = HTTPField.Name("X-Refuse")!
 
     @Test("two concurrent requests with one key: one runs, the other gets 409 or the replay", arguments: TestBackend.enabled)
     func race(backend: TestBackend) async throws {

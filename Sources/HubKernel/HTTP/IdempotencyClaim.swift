@@ -17,6 +17,8 @@ final class IdempotencyClaim: Sendable {
     /// The reply a failed request is remembered with (a 4xx problem), or `nil` for a failure a
     /// retry may cure (5xx): then the key stays free.
     let replyForError: @Sendable (any Error) -> HTTPReply?
+    /// Tells the middleware that the request's route is marked ``AnswersInUnit``.
+    let markRouteAnsweredInUnit: @Sendable () -> Void
     private let state = Mutex((taken: false, recorded: false))
 
     init(
@@ -25,7 +27,8 @@ final class IdempotencyClaim: Sendable {
         requestHash: [UInt8],
         clock: LedgerClock,
         retention: Duration,
-        replyForError: @escaping @Sendable (any Error) -> HTTPReply?
+        replyForError: @escaping @Sendable (any Error) -> HTTPReply?,
+        markRouteAnsweredInUnit: @escaping @Sendable () -> Void = {}
     ) {
         self.scope = scope
         self.key = key
@@ -33,6 +36,7 @@ final class IdempotencyClaim: Sendable {
         self.clock = clock
         self.retention = retention
         self.replyForError = replyForError
+        self.markRouteAnsweredInUnit = markRouteAnsweredInUnit
     }
 
     /// The first unit of the request takes the claim; later ones (a handler with several) do not.

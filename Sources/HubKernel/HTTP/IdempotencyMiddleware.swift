@@ -34,11 +34,16 @@ public struct IdempotencyConfiguration: Sendable {
 /// Two instances running the same key at once: the second's unit finds the first's row when it
 /// records (PostgreSQL makes it wait for the first's commit), rolls back, and replays the first's
 /// reply.
+///
+/// Before the handler runs, the key is looked up on a reader, so that a retry of a finished
+/// request is answered without running anything. Routes marked ``AnswersInUnit`` skip that read
+/// (once one of their requests has run): their unit's own record finds the key.
 public struct IdempotencyMiddleware: RouterMiddleware {
     public typealias Context = HubRequestContext
     let store: IdempotencyStore
     let configuration: IdempotencyConfiguration
     private let running = RunningKeys()
+    private let answeredInUnit = UnitAnsweredRoutes()
 
     public init(database: Database, clock: LedgerClock = .system, configuration: IdempotencyConfiguration = .init()) {
         self.store = IdempotencyStore(database: database, clock: clock, configuration: configuration)
@@ -59,10 +64,13 @@ public struct IdempotencyMiddleware: RouterMiddleware {
         let scope = "user:\(principal.userID)"
         let hash = Self.requestHash(method: request.method.rawValue, path: request.uri.description, body: body)
 
-        switch try await store.lookup(scope: scope, key: key, requestHash: hash) {
-        case .replay(let reply): return reply.response(replayed: true)
-        case .mismatch: throw Self.reusedKey
-        case .fresh: break
+        let route = context.endpointPath ?? ""
+        if !answeredInUnit.contains(route) {
+            switch try await store.lookup(scope: scope, key: key, requestHash: hash) {
+            case .replay(let reply): return reply.response(replayed: true)
+            case .mismatch: throw Self.reusedKey
+            case .fresh: break
+            }
         }
         guard running.start(scope, key) else {
             throw Problem(
@@ -82,7 +90,8 @@ public struct IdempotencyMiddleware: RouterMiddleware {
             replyForError: { error in
                 let problem = ProblemMiddleware.problem(for: error, context: context)
                 return problem.status.code < 500 ? problem.reply : nil
-            }
+            },
+            markRouteAnsweredInUnit: { [answeredInUnit] in answeredInUnit.insert(route) }
         )
         let response: Response
         do {
@@ -94,7 +103,13 @@ public struct IdempotencyMiddleware: RouterMiddleware {
         } catch {
             let problem = ProblemMiddleware.problem(for: error, context: context)
             if !claim.recorded && problem.status.code < 500 {
-                _ = try await store.record(scope: scope, key: key, requestHash: hash, reply: problem.reply)
+                // The key may hold an answer already: a finished request's, on a route that
+                // skipped the lookup, or a concurrent one's. That answer stands.
+                switch try await store.record(scope: scope, key: key, requestHash: hash, reply: problem.reply) {
+                case .fresh: break
+                case .replay(let first): return first.response(replayed: true)
+                case .mismatch: throw Self.reusedKey
+                }
             }
             throw error
         }
@@ -161,6 +176,36 @@ private final class CollectingWriter: ResponseBodyWriter, Sendable {
     let bytes = Mutex<[UInt8]>([])
     func write(_ buffer: ByteBuffer) async throws { bytes.withLock { $0.append(contentsOf: buffer.readableBytesView) } }
     func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}
+
+/// Marks the routes below it as answered in a unit of work: their handlers change nothing
+/// (through another unit or not), and call no other system, before the unit that records the
+/// request's `Idempotency-Key` with its reply (``Ledger/respond(as:_:)``,
+/// ``PluginContext/respond(_:)``, a ``BatchedStep`` member's ``UnitOfWork/answer(_:)``). That unit's record then finds a key a finished request holds: it rolls the
+/// unit back and the middleware replays the stored reply. So ``IdempotencyMiddleware`` needs no
+/// lookup on a reader first, which saves a round trip for every keyed request of the route.
+///
+/// The middleware learns of a route from its first request (which it looks up as any other):
+/// ```swift
+/// group.group().add(middleware: AnswersInUnit()).post("sessions/{id}/pay", use: pay)
+/// ```
+public struct AnswersInUnit: RouterMiddleware {
+    public typealias Context = HubRequestContext
+
+    public init() {}
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        IdempotencyClaim.current?.markRouteAnsweredInUnit()
+        return try await next(request, context)
+    }
+}
+
+/// The routes (``HubRequestContext`` endpoint paths) marked ``AnswersInUnit``.
+private final class UnitAnsweredRoutes: Sendable {
+    private let routes = Mutex<Set<String>>([])
+
+    func contains(_ route: String) -> Bool { routes.withLock { $0.contains(route) } }
+    func insert(_ route: String) { _ = routes.withLock { $0.insert(route) } }
 }
 
 /// Keys whose request is running in this process: a concurrent retry gets a 409 instead of

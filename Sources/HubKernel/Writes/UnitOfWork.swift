@@ -141,17 +141,21 @@ public final class UnitOfWork {
     /// the unit's writes then commit together, and a retry gets `reply` again.
     /// `reply` is built only then: a request without a key costs no encoding on the writer's
     /// thread, which every unit of the hub shares.
+    /// - Returns: the reply when it was built, for the handler to send as it is rather than
+    ///   encode it again.
     /// - Throws: when another request recorded the key first, an error that rolls this unit back
     ///   and answers the caller with that request's reply.
-    public func answer(_ reply: @autoclosure () throws -> HTTPReply) throws {
-        guard let claim, claim.take() else { return }
+    @discardableResult
+    public func answer(_ reply: @autoclosure () throws -> HTTPReply) throws -> HTTPReply? {
+        guard let claim, claim.take() else { return nil }
         let reply = try reply()
         if defersAnswer {
             // Recorded with the batch's other answers once its body has run (GroupUnits).
             if !reply.noStore { deferredAnswer = (claim, reply) }
-            return
+            return reply
         }
         try claim.record(reply, in: self)
+        return reply
     }
 
     /// Set for the members of a batched step run together: their answers are recorded after the
