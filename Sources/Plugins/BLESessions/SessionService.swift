@@ -155,18 +155,34 @@ struct SessionService: Sendable {
     /// Locks a share for `payer` and holds its amount on their wallet. Repeating the call while
     /// the lock stands returns the same lock. Batched with the other locks waiting for the same
     /// commit (``ShareSteps``).
-    func lock(_ sessionID: String, payer: UserID, answer: Answer<(PaymentSession, SessionLock)>? = nil) async throws
-        -> (PaymentSession, SessionLock)
-    {
-        try await context.write(ShareSteps.Request(sessionID: sessionID, payer: payer, answer: answer), batchedIn: lockStep).get()
+    func lock(_ sessionID: String, payer: UserID) async throws -> (PaymentSession, SessionLock) {
+        try await step(lockStep, sessionID, payer: payer, answer: nil).value
+    }
+
+    /// ``lock(_:payer:)`` for an HTTP request: `answer`'s reply, recorded with the request's
+    /// `Idempotency-Key` in the step's unit of work when there is one, and then not encoded again.
+    func lock(_ sessionID: String, payer: UserID, answer: @escaping Answer<(PaymentSession, SessionLock)>) async throws -> HTTPReply {
+        try await step(lockStep, sessionID, payer: payer, answer: answer).reply(answer)
     }
 
     /// Posts the hold of `payer`'s lock: the share is paid, and the session when every share is.
     /// Batched with the other payments waiting for the same commit (``ShareSteps``).
-    func pay(_ sessionID: String, payer: UserID, answer: Answer<(PaymentSession, SessionLock)>? = nil) async throws
-        -> (PaymentSession, SessionLock)
-    {
-        try await context.write(ShareSteps.Request(sessionID: sessionID, payer: payer, answer: answer), batchedIn: payStep).get()
+    func pay(_ sessionID: String, payer: UserID) async throws -> (PaymentSession, SessionLock) {
+        try await step(payStep, sessionID, payer: payer, answer: nil).value
+    }
+
+    /// ``pay(_:payer:)`` for an HTTP request, answered as ``lock(_:payer:answer:)`` is.
+    func pay(_ sessionID: String, payer: UserID, answer: @escaping Answer<(PaymentSession, SessionLock)>) async throws -> HTTPReply {
+        try await step(payStep, sessionID, payer: payer, answer: answer).reply(answer)
+    }
+
+    private func step(
+        _ step: ShareSteps.Step,
+        _ sessionID: String,
+        payer: UserID,
+        answer: Answer<(PaymentSession, SessionLock)>?
+    ) async throws -> ShareSteps.Answered {
+        try await context.write(ShareSteps.Request(sessionID: sessionID, payer: payer, answer: answer), batchedIn: step).get()
     }
 
     // MARK: Cancel and rotate

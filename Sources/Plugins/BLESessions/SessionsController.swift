@@ -16,8 +16,11 @@ struct SessionsController: Sendable {
         group.post("sessions", use: create)
         group.get("sessions", use: list)
         group.get("sessions/{id}", use: show)
-        group.post("sessions/{id}/lock", use: lock)
-        group.post("sessions/{id}/pay", use: pay)
+        // Lock and pay write only through their batched step, which records the request's
+        // `Idempotency-Key`: the kernel then skips its lookup of the key on a reader.
+        let answeredInUnit = group.group().add(middleware: AnswersInUnit())
+        answeredInUnit.post("sessions/{id}/lock", use: lock)
+        answeredInUnit.post("sessions/{id}/pay", use: pay)
         group.post("sessions/{id}/cancel", use: cancel)
         group.post("sessions/{id}/rotate", use: rotate)
         // Anyone nearby may resolve an EID, signed in or not; per client, a burst then a steady rate.
@@ -151,8 +154,7 @@ struct SessionsController: Sendable {
 
     @Sendable func lock(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerWrite)
-        let locked = try await service.lock(try context.parameters.require("id"), payer: principal.userID, answer: Self.sessionWithLock)
-        return try Self.sessionWithLock(locked).response()
+        return try await service.lock(try context.parameters.require("id"), payer: principal.userID, answer: Self.sessionWithLock).response()
     }
 
     /// Pays the caller's locked share. The `Idempotency-Key` is required: the kernel's middleware
@@ -160,8 +162,7 @@ struct SessionsController: Sendable {
     @Sendable func pay(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerWrite)
         guard request.headers[.idempotencyKey] != nil else { throw Self.idempotencyKeyRequired }
-        let paid = try await service.pay(try context.parameters.require("id"), payer: principal.userID, answer: Self.sessionWithLock)
-        return try Self.sessionWithLock(paid).response()
+        return try await service.pay(try context.parameters.require("id"), payer: principal.userID, answer: Self.sessionWithLock).response()
     }
 
     /// A header this route needs: an HTTP matter, so an HTTP problem (400) rather than a refusal.

@@ -53,8 +53,26 @@ enum ShareSteps {
         let answer: SessionService.Answer<(PaymentSession, SessionLock)>?
     }
 
+    /// One member's step applied: the session and the payer's lock, or a refusal.
     typealias Outcome = SessionService.Outcome<(PaymentSession, SessionLock)>
-    typealias Step = BatchedStep<Request, Outcome>
+    typealias Step = BatchedStep<Request, SessionService.Outcome<Answered>>
+
+    /// A done step, with the reply made of it in the step's unit when the request's
+    /// `Idempotency-Key` was recorded with it: the HTTP handler then sends those bytes instead of
+    /// encoding the answer a second time.
+    struct Answered: Sendable {
+        let session: PaymentSession
+        let lock: SessionLock
+        let recordedReply: HTTPReply?
+
+        var value: (PaymentSession, SessionLock) { (session, lock) }
+
+        /// The reply recorded in the unit, or `answer`'s made now (a request without a key: the
+        /// writer's thread built nothing for it).
+        func reply(_ answer: SessionService.Answer<(PaymentSession, SessionLock)>) throws -> HTTPReply {
+            try recordedReply ?? answer(value)
+        }
+    }
 
     static func lockStep(lockTTL: Int, source: String) -> Step {
         Step { members in
@@ -118,12 +136,12 @@ enum ShareSteps {
     private static func run(
         _ members: [Step.Member],
         prepare: ([String: SessionWithLocks], [Step.Member]) throws -> (Int, inout SessionWithLocks, inout ShareWrites) throws -> Outcome
-    ) throws -> [Outcome] {
+    ) throws -> [SessionService.Outcome<Answered>] {
         guard let first = members.first else { return [] }
         var sessions = try SessionStore.sessionsForUpdateWithLocks(Set(members.map(\.request.sessionID)), on: first.unit.connection)
         let step = try prepare(sessions, members)
         var writes = ShareWrites()
-        var outcomes: [Outcome] = []
+        var outcomes: [SessionService.Outcome<Answered>] = []
         outcomes.reserveCapacity(members.count)
         for (index, member) in members.enumerated() {
             let outcome: Outcome
@@ -134,19 +152,27 @@ enum ShareSteps {
             } else {
                 outcome = .refused(SessionRefusal.notFound())
             }
-            try answer(outcome, with: member.request.answer, on: member.unit)
-            outcomes.append(outcome)
+            outcomes.append(try answer(outcome, with: member.request.answer, on: member.unit))
         }
         try writes.write(sessions, on: first.unit.connection)
         return outcomes
     }
 
-    /// Records the request's answer with its `Idempotency-Key`: the reply when the step is done,
-    /// the refusal's problem when it is refused (a refusal is the request's final answer too).
-    private static func answer(_ outcome: Outcome, with answer: SessionService.Answer<(PaymentSession, SessionLock)>?, on tx: UnitOfWork) throws {
+    /// Records the request's answer with its `Idempotency-Key`: the reply when the step is done
+    /// (built only when there is a key), the refusal's problem when it is refused (a refusal is
+    /// the request's final answer too).
+    private static func answer(
+        _ outcome: Outcome,
+        with answer: SessionService.Answer<(PaymentSession, SessionLock)>?,
+        on tx: UnitOfWork
+    ) throws -> SessionService.Outcome<Answered> {
         switch outcome {
-        case .done(let value): if let answer { try tx.answer(answer(value)) }
-        case .refused(let refusal): try tx.answer(Problem(refusal).reply)
+        case .done(let value):
+            let recorded = try answer.flatMap { answer in try tx.answer(answer(value)) }
+            return .done(Answered(session: value.0, lock: value.1, recordedReply: recorded))
+        case .refused(let refusal):
+            try tx.answer(Problem(refusal).reply)
+            return .refused(refusal)
         }
     }
 
