@@ -4,7 +4,7 @@ import HubKernel
 /// The rail's tables (migration group `ble-sessions`). Final once released: a change is a new
 /// migration appended to the list. Ledger ids are stored as their UUID text.
 enum BLESessionsMigrations {
-    static let all: [Migration] = [sessions, locks, eids]
+    static let all: [Migration] = [sessions, locks, eids, liveIndexes]
 
     static let sessions = Migration("001_sessions") { dialect in
         let serial =
@@ -74,4 +74,26 @@ enum BLESessionsMigrations {
             CREATE INDEX ble_sessions_eids_session ON ble_sessions_eids (session_id);
             """
     )
+
+    /// Indexes that leave a row's state out of their keys, so that a step that changes a state
+    /// adds fewer index entries. Locking a session changes its status and held shares only; with
+    /// no index naming them (and room left on each page by the fill factor) PostgreSQL updates
+    /// the row in place, a heap-only tuple, without a new entry in any index. Ending a session
+    /// or resolving a lock leaves the partial indexes of live rows, instead of adding an entry to
+    /// an index of every row. The sweeper's queries name the partial indexes' conditions.
+    static let liveIndexes = Migration("004_live_indexes") { dialect in
+        let indexes = """
+            DROP INDEX ble_sessions_sessions_open;
+            CREATE INDEX ble_sessions_sessions_live ON ble_sessions_sessions (expires_at) WHERE ended_at IS NULL;
+            DROP INDEX ble_sessions_locks_session;
+            CREATE INDEX ble_sessions_locks_session ON ble_sessions_locks (session_id);
+            DROP INDEX ble_sessions_locks_due;
+            CREATE INDEX ble_sessions_locks_held ON ble_sessions_locks (expires_at) WHERE state = 'held';
+            """
+        return switch dialect {
+        case .sqlite: indexes
+        // Applies to pages written from now on: enough for rows that live minutes.
+        case .postgres: indexes + "\nALTER TABLE ble_sessions_sessions SET (fillfactor = 80);"
+        }
+    }
 }

@@ -115,13 +115,14 @@ enum SessionStore {
         try openSessions(where: "eid_issued_at", atOrBefore: issuedBefore, limit: limit, on: connection)
     }
 
-    /// Sessions not yet ended whose `column` time is at or before `time`, earliest first, locked.
-    /// `column` is statement text (a column name), never a value.
+    /// Sessions not yet ended (every final status sets `ended_at`; the partial index of live
+    /// sessions has the same condition) whose `column` time is at or before `time`, earliest
+    /// first, locked. `column` is statement text (a column name), never a value.
     private static func openSessions(where column: SQL, atOrBefore time: LedgerTimestamp, limit: Int, on connection: any SQLConnection)
         throws -> [PaymentSession]
     {
         try connection.query(
-            selectSessions + " WHERE status IN ('advertising', 'locked', 'partially_paid') AND \(column) <= \(time) ORDER BY \(column) LIMIT \(limit)"
+            selectSessions + " WHERE ended_at IS NULL AND \(column) <= \(time) ORDER BY \(column) LIMIT \(limit)"
                 + .forUpdate(connection.dialect)
         ).map(session(from:))
     }
