@@ -239,11 +239,6 @@ enum SessionStore {
         return try connection.query(sql + " ORDER BY locked_at, id").map(lock(from:))
     }
 
-    /// The session whose lock `payment` paid, if any.
-    static func session(paidBy payment: TransferID, on connection: any SQLConnection) throws -> String? {
-        try connection.queryFirst("SELECT session_id FROM ble_sessions_locks WHERE payment_id = \(payment.description)")?.text("session_id")
-    }
-
     /// Held locks whose time is up.
     static func dueLocks(now: LedgerTimestamp, limit: Int, on connection: any SQLConnection) throws -> [SessionLock] {
         try connection.query(selectLocks + " WHERE state = 'held' AND expires_at <= \(now) ORDER BY expires_at LIMIT \(limit)").map(lock(from:))

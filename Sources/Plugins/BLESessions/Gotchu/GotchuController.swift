@@ -54,12 +54,11 @@ struct GotchuController: Sendable {
             return failure(.internalServerError, "balance beyond the compatible range", context)
         }
         let transfers = try await service.ledger.recentTransfers(account: walletID, limit: 40)
-        let sessions = try await sessionsPaid(by: transfers.compactMap { $0.kind == .postPending ? $0.id : nil })
         let recent = transfers.compactMap { transfer -> GotchuShapes.Wallet.Entry? in
             // Holds and their release move nothing; Gotchu's history lists movements only.
             guard transfer.kind == .posted || transfer.kind == .postPending else { return nil }
             let debit = transfer.debitAccountID == walletID
-            let session = sessions[transfer.id]
+            let session = Self.sessionPaid(by: transfer)
             return GotchuShapes.Wallet.Entry(
                 type: session != nil ? (debit ? "SEND_P2P" : "RECEIVE_P2P") : (debit ? "DEBIT_PAYOUT" : "CREDIT_TOPUP"),
                 direction: debit ? "DEBIT" : "CREDIT",
@@ -145,16 +144,13 @@ struct GotchuController: Sendable {
 
     // MARK: Helpers
 
-    /// The sessions that the given payment transfers paid, by transfer id.
-    private func sessionsPaid(by transfers: [TransferID]) async throws -> [TransferID: String] {
-        guard !transfers.isEmpty else { return [:] }
-        return try await service.database.read { connection in
-            var out: [TransferID: String] = [:]
-            for id in transfers {
-                if let session = try SessionStore.session(paidBy: id, on: connection) { out[id] = session }
-            }
-            return out
+    /// The session a transfer paid, when it is a session's payment: the posting of a lock's hold,
+    /// which carries the session as its reference (``SessionService/reference(_:)``).
+    private static func sessionPaid(by transfer: Transfer) -> String? {
+        guard transfer.kind == .postPending, let reference = transfer.reference, reference == SessionService.reference(reference.id) else {
+            return nil
         }
+        return reference.id
     }
 
     /// The body as `Shape`, or `nil` when it is not JSON of that shape (Gotchu answers 400
