@@ -146,6 +146,16 @@ struct PostgresReconnectTests {
         }
     }
 
+    @Test("BEGIN in any case and with its modes begins a transaction; other statements do not")
+    func transactionBegins() {
+        for sql in ["BEGIN", "begin", "BEGIN;", "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", "  BEGIN IMMEDIATE"] {
+            #expect(PostgresConnection.beginsTransaction(sql), "\(sql)")
+        }
+        for sql in ["BEGINNING", "BEGI", "", "COMMIT", "SELECT 'BEGIN'", "INSERT INTO t (k) VALUES (1), (2)"] {
+            #expect(!PostgresConnection.beginsTransaction(sql), "\(sql)")
+        }
+    }
+
     /// Ends `connection`'s session from a second one and waits until the server has let it go.
     /// Runs on the database worker's thread, where blocking is allowed.
     private static func terminate(_ connection: any SQLConnection, through uri: String) throws {

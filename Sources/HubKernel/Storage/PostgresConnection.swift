@@ -219,10 +219,17 @@ final class PostgresConnection: SQLConnection, TransactionStateHolding {
         if Self.beginsTransaction(sql) { inTransaction = true }
     }
 
-    /// `BEGIN` and `START TRANSACTION`, with or without their modes.
+    /// Whether `sql` is a `BEGIN`, with or without its modes (the one way the hub defers the
+    /// start of a transaction). Reads the first word alone, without allocating: most deferred
+    /// statements are long multi-row inserts.
     static func beginsTransaction(_ sql: String) -> Bool {
-        let words = sql.split(whereSeparator: { $0.isWhitespace || $0 == ";" }).prefix(2).map { $0.uppercased() }
-        return words.first == "BEGIN" || words == ["START", "TRANSACTION"]
+        var bytes = sql.utf8.drop(while: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") }).makeIterator()
+        for letter in "BEGIN".utf8 {
+            // ASCII letters compare case-blind with bit 5 cleared.
+            guard let byte = bytes.next(), byte & 0xDF == letter else { return false }
+        }
+        guard let next = bytes.next() else { return true }
+        return next == UInt8(ascii: " ") || next == UInt8(ascii: ";") || next == UInt8(ascii: "\n")
     }
 
     // MARK: Pipeline
