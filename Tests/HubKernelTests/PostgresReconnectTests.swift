@@ -21,18 +21,7 @@ struct PostgresReconnectTests {
                 try connection.execute("BEGIN")
                 try connection.execute("INSERT INTO probe (k) VALUES (1)")
                 try Self.terminate(connection, through: uri)
-                var kinds: [String] = []
-                // The caller goes on after the first failure (as a unit that catches one would):
-                // each statement must fail, `COMMIT` included, until the transaction is over.
-                let statements: [SQL] = ["INSERT INTO probe (k) VALUES (2)", "INSERT INTO probe (k) VALUES (3)", "COMMIT"]
-                for statement in statements {
-                    do {
-                        try connection.execute(statement)
-                        kinds.append("done")
-                    } catch let error as DatabaseError {
-                        kinds.append(error.kind.rawValue)
-                    }
-                }
+                let kinds = Self.outcomes(of: ["INSERT INTO probe (k) VALUES (2)", "INSERT INTO probe (k) VALUES (3)", "COMMIT"], on: connection)
                 // The transaction is over: the next statement runs on a new session.
                 try connection.execute("INSERT INTO probe (k) VALUES (4)")
                 return kinds
@@ -57,16 +46,7 @@ struct PostgresReconnectTests {
                 try Self.terminate(pid: pid, through: uri)
                 // The transactions' way to begin: sent with the first statement.
                 try connection.executeDeferred("BEGIN")
-                var kinds: [String] = []
-                let statements: [SQL] = ["INSERT INTO probe (k) VALUES (1)", "INSERT INTO probe (k) VALUES (2)", "COMMIT"]
-                for statement in statements {
-                    do {
-                        try connection.execute(statement)
-                        kinds.append("done")
-                    } catch let error as DatabaseError {
-                        kinds.append(error.kind.rawValue)
-                    }
-                }
+                let kinds = Self.outcomes(of: ["INSERT INTO probe (k) VALUES (1)", "INSERT INTO probe (k) VALUES (2)", "COMMIT"], on: connection)
                 try connection.execute("INSERT INTO probe (k) VALUES (3)")
                 return kinds
             }
@@ -153,6 +133,22 @@ struct PostgresReconnectTests {
         }
         for sql in ["BEGINNING", "BEGI", "", "COMMIT", "SELECT 'BEGIN'", "INSERT INTO t (k) VALUES (1), (2)"] {
             #expect(!PostgresConnection.beginsTransaction(sql), "\(sql)")
+        }
+    }
+
+    /// Runs each statement, going on after a failure (as a unit that catches one would), and
+    /// says how each ended: "done" or the error's kind. Inside a lost transaction each must fail,
+    /// `COMMIT` included, until the transaction is over.
+    private static func outcomes(of statements: [SQL], on connection: any SQLConnection) -> [String] {
+        statements.map { statement in
+            do {
+                try connection.execute(statement)
+                return "done"
+            } catch let error as DatabaseError {
+                return error.kind.rawValue
+            } catch {
+                return "\(error)"
+            }
         }
     }
 
