@@ -16,10 +16,10 @@ import Synchronization
 /// never for a transaction that rolls back; a write transaction that appended events sends one
 /// just before its commit (``TransactionState``), so no writer has to remember. Its payload is
 /// the sequence of the transaction's newest event, so a listener (this instance's own included)
-/// tells its bus without reading the counter back. The listener
-/// keeps one connection of its own on a thread of its own (waiting on a socket is blocking I/O,
-/// kept off Swift's cooperative pool). After a reconnection it reports both signals once: what it
-/// missed while away is then read from the database like anything else.
+/// tells its bus without reading the counter back. The listener keeps one connection of its own
+/// on a thread of its own (waiting on a socket is blocking I/O, kept off Swift's cooperative
+/// pool). After a reconnection it reports both signals once: what it missed while away is then
+/// read from the database like anything else.
 public final class ClusterSignals: Service, Sendable {
     /// The channels, one per kind of signal; the raw value starts the channel's name, the schema
     /// ends it.
