@@ -181,9 +181,10 @@ private final class CollectingWriter: ResponseBodyWriter, Sendable {
 /// Marks the routes below it as answered in a unit of work: their handlers change nothing
 /// (through another unit or not), and call no other system, before the unit that records the
 /// request's `Idempotency-Key` with its reply (``Ledger/respond(as:_:)``,
-/// ``PluginContext/respond(_:)``, a ``BatchedStep`` member's ``UnitOfWork/answer(_:)``). That unit's record then finds a key a finished request holds: it rolls the
-/// unit back and the middleware replays the stored reply. So ``IdempotencyMiddleware`` needs no
-/// lookup on a reader first, which saves a round trip for every keyed request of the route.
+/// ``PluginContext/respond(_:)``, a ``BatchedStep`` member's ``UnitOfWork/answer(_:)``). That
+/// unit's record then finds a key a finished request holds: it rolls the unit back and the
+/// middleware replays the stored reply. So ``IdempotencyMiddleware`` needs no lookup on a reader
+/// first, which saves a round trip for every keyed request of the route.
 ///
 /// The middleware learns of a route from its first request (which it looks up as any other):
 /// ```swift
