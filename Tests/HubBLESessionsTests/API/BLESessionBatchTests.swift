@@ -4,7 +4,6 @@ import HubServer
 import HubServerTestSupport
 import HubTestSupport
 import HummingbirdTesting
-import Synchronization
 import Testing
 
 @testable import HubBLESessions
@@ -14,32 +13,9 @@ import Testing
 /// locks and ledger rows): members on one session still see each other's steps in turn.
 @Suite("BLE sessions: batched steps", .timeLimit(.minutes(3)))
 struct BLESessionBatchTests {
-    /// Starts `requests` while the writer is held, each queued before the next starts, then lets
-    /// them run as one group and returns their statuses and problem codes in order.
+    /// Runs `requests` as one writer group and returns their statuses and problem codes in order.
     static func inOneGroup(_ hub: Hub, _ requests: [@Sendable () async throws -> TestResponse]) async throws -> [(Int, String?)] {
-        let started = Atomic<Bool>(false)
-        let gate = DispatchSemaphore(value: 0)
-        let holding = Task {
-            try await hub.ledger.write { _ in
-                started.store(true, ordering: .sequentiallyConsistent)
-                gate.wait()
-            }
-        }
-        while !started.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(2)) }
-        var tasks: [Task<TestResponse, any Error>] = []
-        for request in requests {
-            let waiting = hub.ledger.writer.queuedCount
-            tasks.append(Task { try await request() })
-            while hub.ledger.writer.queuedCount == waiting { try await Task.sleep(for: .milliseconds(2)) }
-        }
-        gate.signal()
-        try await holding.value
-        var answers: [(Int, String?)] = []
-        for task in tasks {
-            let response = try await task.value
-            answers.append((Int(response.status.code), problemCode(response)))
-        }
-        return answers
+        try await inOneWriterGroup(hub.ledger, requests).map { (Int($0.status.code), problemCode($0)) }
     }
 
     @Test("a group's locks on a split session take one share each, the extra is busy; its pays pay each once", arguments: TestBackend.enabled)
