@@ -17,6 +17,8 @@ public struct LocalChainPlugin: RailPlugin {
     /// New blocks for the JSON-RPC WebSocket's subscribers (one per instance: a service and the route share it).
     let blockFeed: NewBlockFeed
     let openSockets = OpenSockets()
+    /// One per plugin: its batched step gathers the callers of every route that takes transactions.
+    let intake: TransactionIntake
 
     public init(context: PluginContext, config: PluginConfig) throws {
         self.context = context
@@ -29,12 +31,12 @@ public struct LocalChainPlugin: RailPlugin {
             throw PluginConfigError(field: "key_file", message: problem)
         }
         self.vault = try ValidatorKeyVault(secrets: context.secrets, legacyKeyFile: configuration.keyFile)
+        self.intake = TransactionIntake(context: context, configuration: configuration)
         context.hostedChains.register(LocalChainHosting(service: service, endpoint: rpcEndpoint, context: context))
     }
 
     public static var schema: [Migration] { LocalChainMigrations.all }
 
-    var intake: TransactionIntake { TransactionIntake(context: context, configuration: configuration) }
     var service: ChainService { ChainService(context: context, configuration: configuration, vault: vault) }
     var rpcEndpoint: JSONRPCEndpoint {
         JSONRPCEndpoint(methods: EthereumRPC(context: context, intake: intake, clientVersion: "hubd-localchain/1"), cors: configuration.rpcCORS)

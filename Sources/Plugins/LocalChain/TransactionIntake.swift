@@ -8,11 +8,21 @@ import HubKernel
 ///
 /// The work is split where it costs least: everything that needs no state (decoding, the
 /// signature's recovery, the hash, the event's JSON) runs on the callers' tasks, in parallel, and
-/// the kernel's one writer only checks nonces and funds against the chain and inserts, for a whole
-/// batch at once (one query per kind, one insert of all rows).
+/// the kernel's one writer only checks nonces and funds against the chain and inserts. It does so
+/// for every caller waiting for the same group commit at once (a ``BatchedStep``): a wallet's
+/// single `eth_sendRawTransaction` shares its queries and its insert with the others, as the
+/// calls of one JSON-RPC batch do.
 struct TransactionIntake: Sendable {
     let context: PluginContext
     let configuration: LocalChainConfiguration
+    /// The intake's batched step: one instance per intake, since it is the batch's identity.
+    let step: Step
+
+    init(context: PluginContext, configuration: LocalChainConfiguration) {
+        self.context = context
+        self.configuration = configuration
+        step = Self.step(configuration: configuration, source: context.eventSource)
+    }
 
     enum Outcome: Sendable, Equatable {
         /// Newly in the pool.
@@ -42,17 +52,7 @@ struct TransactionIntake: Sendable {
         var results = prepared.map { $0.map { Outcome.accepted($0.transaction.hashHex) } }
         let valid = prepared.indices.compactMap { index in (try? prepared[index].get()).map { (index, $0) } }
         guard !valid.isEmpty else { return results }
-        let candidates = valid.map(\.1)
-        let (configuration, source) = (configuration, context.eventSource)
-        let stored = try await context.write { unit -> Stored in
-            // The chain row first, locked on PostgreSQL: intake and sealing of one chain serialise on it.
-            guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: unit.connection) else {
-                return .decided(Array(repeating: .failure(.chainNotFound(chainID)), count: candidates.count))
-            }
-            // A relayed chain is validated elsewhere: the transactions go upstream.
-            if let upstream = chain.upstream { return .relayed(upstream: upstream) }
-            return .decided(try Self.store(candidates, on: chain, configuration: configuration, source: source, in: unit))
-        }
+        let stored = try await context.write(Request(chainID: chainID, candidates: valid.map(\.1)), batchedIn: step)
         switch stored {
         case .decided(let decisions):
             for ((index, _), decision) in zip(valid, decisions) { results[index] = decision }
@@ -68,11 +68,53 @@ struct TransactionIntake: Sendable {
         return results
     }
 
-    /// What the writer made of a batch.
+    /// One caller's transactions for one chain, validated.
+    struct Request: Sendable {
+        let chainID: UInt64
+        let candidates: [Candidate]
+    }
+
+    /// What the writer made of a caller's transactions.
     enum Stored: Sendable {
+        /// One result per transaction, in order.
         case decided([Result<Outcome, TransactionRejection>])
         /// The chain is relayed from `upstream`: nothing was stored here.
         case relayed(upstream: String)
+    }
+
+    typealias Step = BatchedStep<Request, Stored>
+
+    /// The writer's side of the intake, for all the callers one group commit gathered: each chain
+    /// they name is read and locked once (in id order, so that two writers lock chains in the same
+    /// order), and its callers' transactions are checked and stored as one batch, in the order the
+    /// callers arrived.
+    static func step(configuration: LocalChainConfiguration, source: String) -> Step {
+        Step { members in
+            var stored = [Stored?](repeating: nil, count: members.count)
+            for (chainID, indices) in Dictionary(grouping: members.indices, by: { members[$0].request.chainID }).sorted(by: { $0.key < $1.key }) {
+                let connection = members[indices[0]].unit.connection
+                // Locked on PostgreSQL: intake and sealing of one chain serialise on the chain's row.
+                guard let chain = try LocalChainStore.chain(chainID, forUpdate: true, on: connection) else {
+                    for index in indices {
+                        stored[index] = .decided(Array(repeating: .failure(.chainNotFound(chainID)), count: members[index].request.candidates.count))
+                    }
+                    continue
+                }
+                // A relayed chain is validated elsewhere: the transactions go upstream.
+                if let upstream = chain.upstream {
+                    for index in indices { stored[index] = .relayed(upstream: upstream) }
+                    continue
+                }
+                let batch = indices.flatMap { index in members[index].request.candidates.map { (candidate: $0, unit: members[index].unit) } }
+                var decisions = try store(batch, on: chain, configuration: configuration, source: source)[...]
+                for index in indices {
+                    let count = members[index].request.candidates.count
+                    stored[index] = .decided(Array(decisions.prefix(count)))
+                    decisions = decisions.dropFirst(count)
+                }
+            }
+            return stored.map { $0! }
+        }
     }
 
     // MARK: Off the writer
@@ -131,51 +173,62 @@ struct TransactionIntake: Sendable {
 
     // MARK: On the writer
 
-    /// The stateful checks and the inserts of a batch, inside the caller's unit of work, on
-    /// `chain` (read and locked by the unit): one query per kind of state for the whole batch,
-    /// then ``PoolAdmission`` in order, then one insert of the accepted rows and their events.
+    /// The stateful checks and the inserts of a batch on `chain` (read and locked by the batch's
+    /// unit of work): one query per kind of state for the whole batch, then ``PoolAdmission`` in
+    /// order, then one insert of the accepted rows. Each accepted transaction's event goes to the
+    /// unit of work of the caller that sent it.
     static func store(
-        _ candidates: [Candidate],
+        _ batch: [(candidate: Candidate, unit: UnitOfWork)],
         on chain: LocalChain,
         configuration: LocalChainConfiguration,
         source: String,
-        allowValidator: Bool = false,
-        in unit: UnitOfWork
+        allowValidator: Bool = false
     ) throws -> [Result<Outcome, TransactionRejection>] {
-        let connection = unit.connection
+        guard let first = batch.first?.unit else { return [] }
+        let connection = first.connection
         let chainID = chain.chainID
         var senders: [EthereumAddress] = []
         var seen = Set<EthereumAddress>()
-        for candidate in candidates where seen.insert(candidate.transaction.sender).inserted { senders.append(candidate.transaction.sender) }
+        for (candidate, _) in batch where seen.insert(candidate.transaction.sender).inserted { senders.append(candidate.transaction.sender) }
         var admission = PoolAdmission(
             chain: chain,
             configuration: configuration,
-            known: try LocalChainStore.knownHashes(chainID: chainID, among: candidates.map(\.transaction.hashHex), on: connection),
+            known: try LocalChainStore.knownHashes(chainID: chainID, among: batch.map(\.candidate.transaction.hashHex), on: connection),
             senders: try LocalChainStore.admissionState(chainID: chainID, senders: senders, on: connection),
             // A bound is enough while every candidate fits below the limit.
-            poolCount: try LocalChainStore.poolSize(chainID: chainID, exactFrom: configuration.maxPoolPerChain - candidates.count, on: connection)
+            poolCount: try LocalChainStore.poolSize(chainID: chainID, exactFrom: configuration.maxPoolPerChain - batch.count, on: connection)
         )
         var results: [Result<Outcome, TransactionRejection>] = []
-        results.reserveCapacity(candidates.count)
+        results.reserveCapacity(batch.count)
         var entries: [PoolEntry] = []
+        // Each caller's events, appended to its own unit: consecutive candidates of one caller in one call.
         var events: [NewEvent] = []
-        for candidate in candidates {
+        var eventsUnit = first
+        for (candidate, unit) in batch {
             let tx = candidate.transaction
+            let decision: PoolAdmission.Decision
             do {
-                switch try admission.admit(tx, allowValidator: allowValidator) {
-                case .known:
-                    results.append(.success(.known(tx.hashHex)))
-                case .accept:
-                    entries.append(Candidate.entry(tx))
-                    events.append(LocalChainEvents.accepted(data: candidate.acceptedEvent, chainID: chainID, source: source, time: unit.now))
-                    results.append(.success(.accepted(tx.hashHex)))
-                }
+                decision = try admission.admit(tx, allowValidator: allowValidator)
             } catch {
                 results.append(.failure(error))
+                continue
+            }
+            switch decision {
+            case .known:
+                results.append(.success(.known(tx.hashHex)))
+            case .accept:
+                entries.append(Candidate.entry(tx))
+                if unit !== eventsUnit {
+                    try eventsUnit.append(events)
+                    events.removeAll(keepingCapacity: true)
+                    eventsUnit = unit
+                }
+                events.append(LocalChainEvents.accepted(data: candidate.acceptedEvent, chainID: chainID, source: source, time: unit.now))
+                results.append(.success(.accepted(tx.hashHex)))
             }
         }
-        try LocalChainStore.insert(entries, chainID: chainID, receivedAt: Int64(bitPattern: unit.now.nanoseconds), on: connection)
-        try unit.append(events)
+        try LocalChainStore.insert(entries, chainID: chainID, receivedAt: Int64(bitPattern: first.now.nanoseconds), on: connection)
+        try eventsUnit.append(events)
         return results
     }
 
@@ -194,7 +247,7 @@ struct TransactionIntake: Sendable {
             throw TransactionRejection.chainNotFound(chainID)
         }
         let candidate = try Candidate(tx, chainID: chainID)
-        return try store([candidate], on: chain, configuration: configuration, source: source, allowValidator: allowValidator, in: unit)[0].get()
+        return try store([(candidate, unit)], on: chain, configuration: configuration, source: source, allowValidator: allowValidator)[0].get()
     }
 
     /// The validator's next nonce: after its sealed transactions and those waiting in the pool.
