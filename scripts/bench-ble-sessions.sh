@@ -50,6 +50,7 @@ pinned_venv "$venv" bench/ble-sessions/requirements.txt
 
 # wrk from Debian, when missing.
 source "$root/scripts/lib/ensure-wrk.bash"
+source "$root/scripts/lib/process-cpu.bash"
 ensure_wrk
 
 bash scripts/install-deps.sh
@@ -72,16 +73,14 @@ EOF
 results=$work/results.jsonl
 : >"$results"
 
-# cpu_ticks PID: CPU time (user + system, in clock ticks) used so far by hubd (PID) and by every
-# PostgreSQL server process on the machine, as "HUBD POSTGRES". The machine is saturated during
-# the wrk phases, so CPU per request is a steadier measure than requests per second there.
+# cpu_ticks PID: CPU time (in clock ticks) used so far by hubd (PID) and by every PostgreSQL server
+# process on the machine, as "HUBD POSTGRES".
 cpu_ticks() {
-    local hubd_ticks postgres_ticks=0 pid
-    hubd_ticks=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat")
+    local postgres_ticks=0 pid
     for pid in $(pgrep -x postgres || true); do
-        postgres_ticks=$((postgres_ticks + $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+        postgres_ticks=$((postgres_ticks + $(process_cpu_ticks "$pid")))
     done
-    echo "$hubd_ticks $postgres_ticks"
+    echo "$(process_cpu_ticks "$1") $postgres_ticks"
 }
 
 # run_backend NAME DATABASE_URL: one hubd, its setup through the API, the flows; appends to $results.

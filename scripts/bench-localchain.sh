@@ -33,7 +33,9 @@
 #   caps rather than the hub's; `largest_block_gas_used` shows when blocks were full, and a shorter
 #   BENCH_INTERVAL_MS lifts the caps.
 # Prints a table and writes bench/results/localchain.json (its `erc20_transfers` and
-# `erc20_vs_single_sealed` next to `single_calls` and `batches`).
+# `erc20_vs_single_sealed` next to `single_calls` and `batches`). Each phase also records the CPU
+# time hubd and the client (wrk) spent while sending, per transaction, from /proc: the machine's
+# cores are saturated then, so these move less between runs than the rates do.
 # A sender's transactions wait in the pool at most `max_nonce_gap` (64) ahead of its sealed nonce,
 # so each sender sends at most 64 and the load comes from many senders, as at an event.
 # Environment: BENCH_SENDERS (512), BENCH_PER_SENDER (20), BENCH_CONNECTIONS (64),
@@ -43,7 +45,8 @@
 #   script: its numbers mean nothing), BENCH_NO_BUILD (set: use the binaries already built),
 #   BENCH_HUBD (a hubd built elsewhere, with BENCH_NO_BUILD: two builds compared in one sitting),
 #   BENCH_RECOVER_BIN (the ChainKitBench that measures the ceiling: .build/BUILD/ChainKitBench
-#   unless set; its path is recorded in the results).
+#   unless set; its path is recorded in the results), BENCH_RESULTS (the results file instead of
+#   bench/results/localchain.json: runs compared elsewhere).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -55,6 +58,7 @@ die() {
 source "$root/scripts/lib/live-hubd.bash"
 source "$root/scripts/lib/stop-process.bash"
 source "$root/scripts/lib/ensure-wrk.bash"
+source "$root/scripts/lib/process-cpu.bash"
 export no_proxy=127.0.0.1${no_proxy:+,$no_proxy} NO_PROXY=127.0.0.1${NO_PROXY:+,$NO_PROXY}
 senders=${BENCH_SENDERS:-512}
 per_sender=${BENCH_PER_SENDER:-20}
@@ -144,16 +148,22 @@ erc20_setup=$("$py" bench/localchain/erc20.py setup "$base" "$token" "$erc20_cha
 # and prints its JSON line. Each of its threads stops after its last answer and leaves a file in a
 # directory of its own; wrk is interrupted once all are there (it would otherwise wait out -d).
 send_once() {
-    local url=$1 dir=$2 conns=$3 size=$4 done_dir wrk_pid
+    local url=$1 dir=$2 conns=$3 size=$4 done_dir wrk_pid hubd_before hubd_after client
     done_dir=$(mktemp -d "$work/done.XXXXXX")
+    hubd_before=$(process_cpu_ticks "$server_pid")
     wrk -t "$conns" -c "$conns" -d 3600s --timeout 60s -s bench/localchain/send.lua "$url" -- "$dir" "$size" "$done_dir" "$conns" >"$done_dir.out" 2>&1 &
     wrk_pid=$!
     # Polled with builtins only, 5 times a second: the timing is wrk's own, and a fork per poll would take CPU from hubd.
     local finished=()
     while shopt -s nullglob && finished=("$done_dir"/*) && ((${#finished[@]} < conns)) && kill -0 "$wrk_pid" 2>/dev/null; do sleep 0.2; done
+    # The CPU both sides spent sending: hubd's includes the sealing that ran meanwhile.
+    client=$(process_cpu_ticks "$wrk_pid")
+    hubd_after=$(process_cpu_ticks "$server_pid")
     kill -INT "$wrk_pid" 2>/dev/null || true
     wait "$wrk_pid" || true
-    grep '^BENCH_JSON ' "$done_dir.out" | sed 's/^BENCH_JSON //' | grep . || { cat "$done_dir.out" >&2; return 1; }
+    grep '^BENCH_JSON ' "$done_dir.out" | sed 's/^BENCH_JSON //' | grep . |
+        python3 -c 'import json, os, sys; tick = 1000 / os.sysconf("SC_CLK_TCK"); sent = json.loads(sys.stdin.read()); hubd, client = (int(x) * tick for x in sys.argv[1:]); print(json.dumps({**sent, "hubd_cpu_ms": hubd, "client_cpu_ms": client}))' \
+            "$((hubd_after - hubd_before))" "$client" || { cat "$done_dir.out" >&2; return 1; }
 }
 head_number() { curl -s "$base/v1/rails/localchain/chains/$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["head"]["number"])'; }
 phase() {
@@ -234,6 +244,9 @@ def summary(sent):
         "sealed_per_second": round(sealed, 1), "accepted_vs_recover": round(accepted / recover, 3), "sealed_vs_recover": round(sealed / recover, 3),
         "largest_block_transactions": sent["largest_block_transactions"], "largest_block_gas_used": sent["largest_block_gas_used"],
         "block_gas_limit": sent["block_gas_limit"],
+        # CPU per transaction while sending (hubd's includes the sealing that ran meanwhile): steadier than the rates on a busy machine.
+        "hubd_cpu_ms_per_transaction": round(sent["hubd_cpu_ms"] / sent["transactions"], 4),
+        "client_cpu_ms_per_transaction": round(sent["client_cpu_ms"] / sent["transactions"], 4),
     }
 results = {
     "machine": f"{os.cpu_count()} cores, {platform.platform()}", "database": "sqlite", "block_interval_ms": int(os.environ["INTERVAL"]),
@@ -252,14 +265,15 @@ results["chain_id_calls_per_second"] = float(os.environ["FLOOR"])
 results["single_calls"]["accepted_vs_chain_id_calls"] = round(results["single_calls"]["accepted_per_second"] / results["chain_id_calls_per_second"], 3)
 results["erc20_vs_single_sealed"] = round(results["erc20_transfers"]["sealed_per_second"] / results["single_calls"]["sealed_per_second"], 3)
 os.makedirs("bench/results", exist_ok=True)
-with open("bench/results/localchain.json" if os.environ["BUILD"] == "release" else os.devnull, "w") as file:
+with open(os.environ.get("BENCH_RESULTS") or "bench/results/localchain.json" if os.environ["BUILD"] == "release" else os.devnull, "w") as file:
     json.dump(results, file, indent=1)
     file.write("\n")
 print(f"secp256k1 recoveries per second, one core: {recover:,.0f} (before {float(os.environ['RECOVER_BEFORE']):,.0f}, after {float(os.environ['RECOVER_AFTER']):,.0f})")
 phases = [("single calls", "single_calls"), ("ERC-20 transfers", "erc20_transfers"), ("batches", "batches")]
 print(f"{'measure':<28}" + "".join(f"{title:>18}" for title, _ in phases))
 for key in ["transactions", "connections", "calls_per_request", "accepted_per_second", "request_p50_ms", "request_p99_ms", "sealed_per_second", "blocks",
-            "largest_block_transactions", "largest_block_gas_used", "accepted_vs_recover", "sealed_vs_recover"]:
+            "largest_block_transactions", "largest_block_gas_used", "accepted_vs_recover", "sealed_vs_recover", "hubd_cpu_ms_per_transaction",
+            "client_cpu_ms_per_transaction"]:
     print(f"{key:<28}" + "".join(f"{results[phase][key]:>18}" for _, phase in phases))
 erc20 = results["erc20_transfers"]
 print(f"eth_chainId calls per second (the floor of a single call): {results['chain_id_calls_per_second']:,.0f}; "
