@@ -366,7 +366,9 @@ def stuck(base, token, node):
         check(bool(replaced), "after 3 s in the pool the hub replaces it")
         if not replaced:
             return
-        again = call(node, "eth_getTransactionByHash", [replaced["tx_hash"]])
+        # The hub records the replacement before it sends it (a failed send is retried from the
+        # record), so the operation may name it a moment before the node holds it.
+        again = wait(lambda: call(node, "eth_getTransactionByHash", [replaced["tx_hash"]]), 10)
         check(
             bool(first) and bool(again) and again["nonce"] == first["nonce"] and int(again["gasPrice"], 16) * 10 >= int(first["gasPrice"], 16) * 11,
             f"with the same nonce and a gas price at least 10 % higher ({first and first['gasPrice']} -> {again and again['gasPrice']})",
