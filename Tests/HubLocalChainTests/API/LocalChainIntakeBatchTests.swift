@@ -47,6 +47,8 @@ struct LocalChainIntakeBatchTests {
                 (main, bobSecond),
                 // Bob's second once more: now pending.
                 (main, bobSecond),
+                // Signed for the other chain: refused before the writer sees it, the group unchanged.
+                (main, try signedTransfer(TestKeys.alice, chainID: other, nonce: 2, to: sink, value: 1)),
             ]
             let answers = try await inOneWriterGroup(
                 hub.ledger,
@@ -57,8 +59,8 @@ struct LocalChainIntakeBatchTests {
                     }
                 }
             )
-            #expect(answers.map(\.status) == [202, 202, 202, 200, 422, 202, 202, 200], "\(answers)")
-            #expect(answers.map(\.code) == [nil, nil, nil, nil, "insufficient_funds", nil, nil, nil])
+            #expect(answers.map(\.status) == [202, 202, 202, 200, 422, 202, 202, 200, 422], "\(answers)")
+            #expect(answers.map(\.code) == [nil, nil, nil, nil, "insufficient_funds", nil, nil, nil, "wrong_chain_id"])
             for (index, answer) in answers.enumerated() where answer.status < 300 {
                 #expect(answer.hash == Hex.encode(sends[index].1.hash), "answer \(index)")
             }

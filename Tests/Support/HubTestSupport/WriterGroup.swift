@@ -8,8 +8,9 @@ import Synchronization
 /// Runs `operations` as one group of the ledger's writer: holds the writer with a unit of its
 /// own, starts each operation once the one before is queued (so they queue in order), then lets
 /// the writer go and returns their results in order. Batched steps run their queued members
-/// together (``BatchedStep``), so this is how a test makes a batch of its requests. Each
-/// operation must reach the writer: one refused before it would be waited for forever.
+/// together (``BatchedStep``), so this is how a test makes a batch of its requests. An
+/// operation refused before it reaches the writer finishes while the writer is held; the next one
+/// then starts without waiting for it to queue.
 public func inOneWriterGroup<Value: Sendable>(
     _ ledger: Ledger,
     _ operations: [@Sendable () async throws -> Value]
@@ -27,8 +28,16 @@ public func inOneWriterGroup<Value: Sendable>(
     var tasks: [Task<Value, any Error>] = []
     for operation in operations {
         let waiting = ledger.writer.queuedCount
-        tasks.append(Task { try await operation() })
-        while ledger.writer.queuedCount == waiting { try await Task.sleep(for: .milliseconds(2)) }
+        let finished = Atomic<Bool>(false)
+        tasks.append(
+            Task {
+                defer { finished.store(true, ordering: .sequentiallyConsistent) }
+                return try await operation()
+            }
+        )
+        while ledger.writer.queuedCount == waiting && !finished.load(ordering: .sequentiallyConsistent) {
+            try await Task.sleep(for: .milliseconds(2))
+        }
     }
     gate.signal()
     try await holding.value
