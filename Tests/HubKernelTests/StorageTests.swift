@@ -96,6 +96,30 @@ struct StorageTests {
         }
     }
 
+    @Test("a keyed delete runs over every chunk of its keys and touches no other row", arguments: TestBackend.enabled)
+    func keyedDelete(backend: TestBackend) async throws {
+        try await withDatabase(on: backend) { database in
+            try await database.write { try $0.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)") }
+            // 1,100 rows; every third of the first 1,000 goes, with two keys that name no row: 336
+            // keys, in chunks of 256 + 64 + 16 on PostgreSQL.
+            let doomed = Array(stride(from: 0, to: 1000, by: 3)) + [5_000, 5_001]
+            let left = try await database.write { connection in
+                try connection.insertMany(into: "t", columns: ["k", "v"], rows: (0..<1100).map { [.int(Int64($0)), .text("v\($0)")] })
+                try connection.executeIn("DELETE FROM t WHERE k", keys: doomed.map(Int64.init))
+                return try connection.query("SELECT k FROM t ORDER BY k").map { try $0.int("k") }
+            }
+            #expect(left == (0..<1100).filter { $0 >= 1000 || $0 % 3 != 0 }.map(Int64.init))
+            // A failing chunk fails its unit: the error comes with the next statement that is read.
+            let failed = await #expect(throws: DatabaseError.self) {
+                try await database.write { connection in
+                    try connection.executeIn("DELETE FROM no_such_table WHERE k", keys: [Int64(1), 2])
+                    _ = try connection.query("SELECT count(*) AS n FROM t")
+                }
+            }
+            #expect(failed?.sql?.contains("no_such_table") == true)
+        }
+    }
+
     /// The writer keeps PostgreSQL's generic plans (see ``PostgresConnection/Role``). One made
     /// while a table held one row must still use the table's index once it has grown, before any
     /// ANALYZE: with sequential scans left in, it stays a scan of the whole table.

@@ -55,6 +55,14 @@ extension SQLConnection {
         try queries(selectInStatements(prefix, keys: keys, suffix: suffix)).flatMap { $0 }
     }
 
+    /// Runs `<prefix> IN (…)<suffix>` for every chunk of `keys` (on SQLite, `<prefix> = key` once
+    /// per key): a `DELETE` or `UPDATE` whose count nobody reads, so it is deferred and, on
+    /// PostgreSQL, travels with the next statement that is read instead of costing round trips of
+    /// its own. `prefix` ends with the column to match, e.g. `"DELETE FROM t WHERE id"`.
+    public func executeIn(_ prefix: SQL, keys: [some SQLBindable], suffix: SQL = "") throws {
+        for statement in selectInStatements(prefix, keys: keys, suffix: suffix) { try executeDeferred(statement) }
+    }
+
     /// The statements of ``selectIn(_:keys:suffix:)``, for a caller that sends them along with
     /// other independent reads (``queries(_:)-(_)``): one per key on SQLite, where a prepared
     /// equality is fastest; `IN` lists in power-of-two chunks on PostgreSQL, so a few statement

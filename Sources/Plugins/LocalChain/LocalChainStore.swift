@@ -82,7 +82,7 @@ package enum LocalChainStore {
     }
 
     static func setHead(chainID: UInt64, number: UInt64, hash: String, timeMs: Int64, on connection: any SQLConnection) throws {
-        try connection.execute(
+        try connection.executeDeferred(
             """
             UPDATE localchain_chains SET head_number = \(Int64(clamping: number)), head_hash = \(hash), head_time_ms = \(timeMs) \
             WHERE chain_id = \(Int64(clamping: chainID))
@@ -138,17 +138,25 @@ package enum LocalChainStore {
         )
     }
 
+    /// Writes accounts a block touched, many to a statement (their count is not read: deferred on
+    /// PostgreSQL, so a block's writes cost no round trip each).
     static func upsert(_ accounts: [ChainAccount], chainID: UInt64, on connection: any SQLConnection) throws {
-        for account in accounts {
-            try connection.execute(
+        let chain = Int64(clamping: chainID)
+        try connection.insertMany(
+            into: "localchain_accounts",
+            columns: ["chain_id", "address", "nonce", "balance", "ledger_account_id", "storage_root", "code_hash"],
+            rows: accounts.map { account in
+                [
+                    .int(chain), .text(account.address.description), .int(Int64(clamping: account.nonce)), .uint128(account.balance),
+                    account.ledgerAccountID.sqlValue, .optional(account.storageRoot.map(SQLValue.bytes)),
+                    .optional(account.codeHash.map(SQLValue.bytes)),
+                ]
+            },
+            suffix: """
+                ON CONFLICT (chain_id, address) DO UPDATE SET nonce = excluded.nonce, balance = excluded.balance, \
+                storage_root = excluded.storage_root, code_hash = excluded.code_hash
                 """
-                INSERT INTO localchain_accounts (chain_id, address, nonce, balance, ledger_account_id, storage_root, code_hash) \
-                VALUES (\(Int64(clamping: chainID)), \(account.address.description), \(Int64(clamping: account.nonce)), \(account.balance), \
-                \(account.ledgerAccountID), \(account.storageRoot), \(account.codeHash)) ON CONFLICT (chain_id, address) DO UPDATE SET \
-                nonce = excluded.nonce, balance = excluded.balance, storage_root = excluded.storage_root, code_hash = excluded.code_hash
-                """
-            )
-        }
+        )
     }
 
     // MARK: Pool
@@ -263,9 +271,7 @@ package enum LocalChainStore {
     }
 
     static func removeFromPool(_ hashes: [String], chainID: UInt64, on connection: any SQLConnection) throws {
-        for hash in hashes {
-            try connection.execute("DELETE FROM localchain_pool WHERE chain_id = \(Int64(clamping: chainID)) AND hash = \(hash)")
-        }
+        try connection.executeIn("DELETE FROM localchain_pool WHERE chain_id = \(Int64(clamping: chainID)) AND hash", keys: hashes)
     }
 
     // MARK: Blocks and transactions
@@ -273,7 +279,7 @@ package enum LocalChainStore {
     static let selectBlocks: SQL = "SELECT number, hash, parent_hash, timestamp, transaction_count, data FROM localchain_blocks"
 
     static func insert(_ block: StoredBlock, chainID: UInt64, on connection: any SQLConnection) throws {
-        try connection.execute(
+        try connection.executeDeferred(
             """
             INSERT INTO localchain_blocks (chain_id, number, hash, parent_hash, timestamp, transaction_count, data) \
             VALUES (\(Int64(clamping: chainID)), \(Int64(clamping: block.number)), \(block.hash), \(block.parentHash), \
@@ -312,15 +318,17 @@ package enum LocalChainStore {
     static let selectTransactions: SQL = "SELECT \(transactionColumns) FROM localchain_transactions"
 
     static func insert(_ transactions: [ChainTransaction], chainID: UInt64, on connection: any SQLConnection) throws {
-        for t in transactions {
-            try connection.execute(
-                """
-                INSERT INTO localchain_transactions (chain_id, \(transactionColumns)) VALUES (\(Int64(clamping: chainID)), \(t.hash), \
-                \(Int64(clamping: t.blockNumber)), \(t.position), \(t.sender.description), \(t.recipient.description), \
-                \(Int64(clamping: t.nonce)), \(t.value), \(Int64(t.status)), \(t.raw))
-                """
-            )
-        }
+        let chain = Int64(clamping: chainID)
+        try connection.insertMany(
+            into: "localchain_transactions",
+            columns: ["chain_id", "hash", "block_number", "position", "sender", "recipient", "nonce", "value", "status", "raw"],
+            rows: transactions.map { t in
+                [
+                    .int(chain), .text(t.hash), .int(Int64(clamping: t.blockNumber)), .int(Int64(t.position)), .text(t.sender.description),
+                    .text(t.recipient.description), .int(Int64(clamping: t.nonce)), .uint128(t.value), .int(Int64(t.status)), .bytes(t.raw),
+                ]
+            }
+        )
     }
 
     static func transaction(chainID: UInt64, hash: String, on connection: any SQLConnection) throws -> ChainTransaction? {
