@@ -1,6 +1,7 @@
-import HubKernel
 import HubTestSupport
 import Testing
+
+@testable import HubKernel
 
 @Suite("Storage", .timeLimit(.minutes(3)))
 struct StorageTests {
@@ -143,6 +144,43 @@ struct StorageTests {
                 return try connection.query("EXPLAIN EXECUTE lookup(1, 2)").map { try $0.text(0) }.joined(separator: "\n")
             }
             #expect(plan.contains("Index") && !plan.contains("Seq Scan"), "\(plan)")
+        }
+    }
+
+    /// On an empty table every index costs the same, and a generic plan made then may look rows
+    /// up through an index that only narrows them by a shared leading column (the local chain's
+    /// pool: its hashes through `(chain_id, seq)`). The writer drops its plans at most once every
+    /// ``PostgresConnection/replanInterval``, so the next plan is costed with the table's size.
+    @Test(
+        "PostgreSQL: the writer replans within its interval, so a plan made on an empty table does not outlive the table's growth",
+        arguments: TestBackend.enabled.filter { $0 == .postgres }
+    )
+    func writerReplans(backend: TestBackend) async throws {
+        try await withDatabase(on: backend) { database in
+            try await database.write { connection in
+                try connection.executeScript(
+                    """
+                    CREATE TABLE q (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, c BIGINT NOT NULL, h TEXT NOT NULL, UNIQUE (c, h));
+                    CREATE INDEX q_order ON q (c, seq);
+                    ANALYZE q;
+                    """
+                )
+            }
+            // Run more than five times, then explained: PostgreSQL settles on a generic plan, made
+            // on the empty table.
+            let before = try await database.write { connection in
+                try connection.executeScript("PREPARE lookup(bigint, text, text) AS SELECT h FROM q WHERE c = $1 AND h IN ($2, $3)")
+                for _ in 0..<8 { try connection.executeScript("EXECUTE lookup(1, 'a', 'b')") }
+                return try connection.query("EXPLAIN EXECUTE lookup(1, 'a', 'b')").map { try $0.text(0) }.joined(separator: "\n")
+            }
+            #expect(before.contains("q_order"), "the plan this test is about was not made: \(before)")
+            try await database.write { try $0.execute("INSERT INTO q (c, h) SELECT 1, md5(g::text) FROM generate_series(1, 30000) g") }
+            try await Task.sleep(for: PostgresConnection.replanInterval + .milliseconds(100))
+            let after = try await database.write { connection in
+                defer { try? connection.executeScript("DEALLOCATE lookup") }
+                return try connection.query("EXPLAIN EXECUTE lookup(1, 'a', 'b')").map { try $0.text(0) }.joined(separator: "\n")
+            }
+            #expect(after.contains("q_c_h_key") && !after.contains("q_order"), "\(after)")
         }
     }
 

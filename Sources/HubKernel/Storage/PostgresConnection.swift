@@ -38,8 +38,13 @@ final class PostgresConnection: SQLConnection, TransactionStateHolding {
         /// - The writer runs the same few statements by key thousands of times a second, and
         ///   planning each execution was a third of its backend's CPU (`perf`, BLE session steps).
         ///   It keeps generic plans with sequential scans priced out (`enable_seqscan = off`), so
-        ///   a plan made on an empty table still uses the index; a statement with no index to
-        ///   use scans as before.
+        ///   a plan made on an empty table still uses an index; a statement with no index to use
+        ///   scans as before. But on an empty table every index costs the same, and PostgreSQL
+        ///   may pick one that only narrows by a shared leading column: the local chain's pool
+        ///   looked hashes up through its `(chain_id, seq)` index, reading every pending row of
+        ///   the chain for each lookup once the pool had filled (166 ms a statement). So the
+        ///   writer drops its plans at most once every ``replanInterval`` (``replansDue``), and
+        ///   the next plans are costed with the tables' sizes of that moment.
         var settings: String {
             let common = "SET client_min_messages = warning; SET TIME ZONE 'UTC'; "
             switch self {
@@ -50,9 +55,17 @@ final class PostgresConnection: SQLConnection, TransactionStateHolding {
     }
 
     private let sessionSettings: String
+    /// The writer's: when its plans were last dropped (``Role/settings``); `nil` on a reader,
+    /// whose plans are made for every execution.
+    private var plansMadeSince: ContinuousClock.Instant?
+    /// How long the writer keeps a plan at most: a queue-like table (the local chain's pool) goes
+    /// from empty to tens of thousands of rows within seconds, and replanning its few dozen
+    /// statements once a second costs nothing next to thousands of executions.
+    static let replanInterval = Duration.seconds(1)
 
     init(url: String, role: Role = .reader) throws {
         sessionSettings = role.settings
+        if role == .writer { plansMadeSince = .now }
         guard let conn = PQconnectdb(url) else {
             throw DatabaseError(.connection, "libpq could not allocate a connection")
         }
@@ -212,11 +225,24 @@ final class PostgresConnection: SQLConnection, TransactionStateHolding {
     }
 
     func executeDeferred(_ sql: String, _ binds: [SQLValue]) throws {
+        let begins = Self.beginsTransaction(sql)
+        // Dropped between transactions, in the same round trip as the next one's first statement.
+        if begins, replansDue() { try send("DISCARD PLANS", []) }
         try send(sql, binds)
         // A deferred `BEGIN` starts the transaction as far as this side knows: should the
         // session be lost before the server answers, the statements after it must fail, never
         // run on a new session outside any transaction.
-        if Self.beginsTransaction(sql) { inTransaction = true }
+        if begins { inTransaction = true }
+    }
+
+    /// Whether the writer's plans are older than ``replanInterval``; if so, they count as made
+    /// now, since the caller drops them.
+    private func replansDue() -> Bool {
+        guard let since = plansMadeSince else { return false }
+        let now = ContinuousClock.now
+        guard now - since >= Self.replanInterval else { return false }
+        plansMadeSince = now
+        return true
     }
 
     /// Whether `sql` is a `BEGIN`, with or without its modes (the one way the hub defers the
