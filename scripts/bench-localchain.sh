@@ -46,7 +46,10 @@
 #   BENCH_HUBD (a hubd built elsewhere, with BENCH_NO_BUILD: two builds compared in one sitting),
 #   BENCH_RECOVER_BIN (the ChainKitBench that measures the ceiling: .build/BUILD/ChainKitBench
 #   unless set; its path is recorded in the results), BENCH_RESULTS (the results file instead of
-#   bench/results/localchain.json: runs compared elsewhere).
+#   bench/results/localchain.json: runs compared elsewhere), BENCH_DATABASE (sqlite; `postgres`
+#   runs the hub on a throwaway PostgreSQL cluster on this machine instead, fsync on),
+#   HUB_BENCH_POSTGRES_URL (with BENCH_DATABASE=postgres: an empty database of an existing server
+#   instead, e.g. one that loads pg_stat_statements).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -89,10 +92,14 @@ recover_bin=${BENCH_RECOVER_BIN:-.build/$build/ChainKitBench}
 [[ -x $recover_bin ]] || die "$recover_bin is missing (build ChainKitBench -c $build, or point BENCH_RECOVER_BIN at one)"
 recover_rate() { "$recover_bin" secp256k1_recover | python3 -c 'import json,sys; print(json.load(sys.stdin)["value"])'; }
 
+backend=${BENCH_DATABASE:-sqlite}
+[[ $backend == sqlite || $backend == postgres ]] || die "BENCH_DATABASE must be sqlite or postgres, not '$backend'"
 work=$(mktemp -d "${TMPDIR:-/tmp}/hub-bench-localchain.XXXXXX")
 server_pid=
+pg_dir=
 cleanup() {
     stop_process "$server_pid"
+    if [[ -n $pg_dir ]]; then bash "$root/scripts/pg-throwaway.sh" stop "$pg_dir" || true; fi
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -109,7 +116,17 @@ recover_before=$(recover_rate)
 cat >"$work/plugins.json" <<JSON
 { "plugins": [ { "id": "localchain", "config": { "key_file": "$work/kek.key", "seal_tick_ms": 20, "max_pool_per_chain": 1000000 } } ] }
 JSON
-serve_sqlite_hubd "$work" "$work/plugins.json"
+if [[ $backend == postgres ]]; then
+    # Its own folder under /tmp: the server runs as `postgres`, which cannot enter $work.
+    url=${HUB_BENCH_POSTGRES_URL:-}
+    if [[ -z $url ]]; then
+        pg_dir=$(mktemp -d "${TMPDIR:-/tmp}/hub-bench-localchain-pg.XXXXXX")
+        url=$(bash scripts/pg-throwaway.sh start "$pg_dir" "$(free_port)")
+    fi
+    serve_hubd "$work" "$work/plugins.json" "$url"
+else
+    serve_sqlite_hubd "$work" "$work/plugins.json"
+fi
 
 "$py" - "$base" "$token" "$work/single/keys.txt" "$interval" "$single_chain" "$batch_chain" <<'PY' || die "could not set up the chains"
 import json, sys, time, urllib.request
@@ -229,7 +246,7 @@ server_pid=
 say "measuring secp256k1 recovery on one core (after)"
 recover_after=$(recover_rate)
 
-FLOOR="$floor" SINGLE="$single" BATCHED="$batched" ERC20="$erc20" ERC20_SETUP="$erc20_setup" ERC20_CHECK="$erc20_check" RECOVER_BEFORE="$recover_before" RECOVER_AFTER="$recover_after" RECOVER_BIN="$recover_bin" INTERVAL="$interval" BUILD="$build" python3 - <<'PY'
+BACKEND="$backend" FLOOR="$floor" SINGLE="$single" BATCHED="$batched" ERC20="$erc20" ERC20_SETUP="$erc20_setup" ERC20_CHECK="$erc20_check" RECOVER_BEFORE="$recover_before" RECOVER_AFTER="$recover_after" RECOVER_BIN="$recover_bin" INTERVAL="$interval" BUILD="$build" python3 - <<'PY'
 import json, os, platform
 # The ceiling is the faster of the two measurements, so that a busy moment cannot flatter the ratio.
 recover = max(float(os.environ["RECOVER_BEFORE"]), float(os.environ["RECOVER_AFTER"]))
@@ -249,7 +266,7 @@ def summary(sent):
         "client_cpu_ms_per_transaction": round(sent["client_cpu_ms"] / sent["transactions"], 4),
     }
 results = {
-    "machine": f"{os.cpu_count()} cores, {platform.platform()}", "database": "sqlite", "block_interval_ms": int(os.environ["INTERVAL"]),
+    "machine": f"{os.cpu_count()} cores, {platform.platform()}", "database": os.environ["BACKEND"], "block_interval_ms": int(os.environ["INTERVAL"]),
     "secp256k1_recover_per_second": recover,
     "secp256k1_recover_per_second_before_after": [float(os.environ["RECOVER_BEFORE"]), float(os.environ["RECOVER_AFTER"])],
     "secp256k1_recover_binary": os.environ["RECOVER_BIN"],

@@ -50,10 +50,16 @@ new_admin() {
 # Sets server_pid (stop it with stop_process), base (its URL), database (its URL) and token (the
 # admin's access token). The server's log is WORK/hubd.log.
 serve_sqlite_hubd() {
+    serve_hubd "$1" "$2" "sqlite:$1/hub.sqlite"
+}
+
+# serve_hubd WORK PLUGINS_FILE DATABASE_URL: serve_sqlite_hubd on the database DATABASE_URL names
+# (SQLite or an empty PostgreSQL database).
+serve_hubd() {
     local work=$1 plugins=$2 port email password
+    database=$3
     port=$(free_port)
     base=http://127.0.0.1:$port
-    database=sqlite:$work/hub.sqlite
     HUB_LOG_LEVEL=notice "$hubd" serve --database-url "$database" --listen "127.0.0.1:$port" --plugins "$plugins" \
         >"$work/hubd.log" 2>&1 &
     server_pid=$!
