@@ -139,11 +139,17 @@ struct StorageTests {
                 for _ in 0..<8 { try connection.executeScript("EXECUTE lookup(1, 2)") }
             }
             try await database.write { try $0.execute("INSERT INTO t SELECT g, 'x' FROM generate_series(2, 50000) g") }
-            let plan = try await database.write { connection in
-                defer { try? connection.executeScript("DEALLOCATE lookup") }
-                return try connection.query("EXPLAIN EXECUTE lookup(1, 2)").map { try $0.text(0) }.joined(separator: "\n")
-            }
+            let plan = try await finalPlan(of: "lookup(1, 2)", on: database)
             #expect(plan.contains("Index") && !plan.contains("Seq Scan"), "\(plan)")
+        }
+    }
+
+    /// The plan the writer runs the prepared statement `execute` names with now; the statement is
+    /// then deallocated.
+    private func finalPlan(of execute: String, on database: Database) async throws -> String {
+        try await database.write { connection in
+            defer { try? connection.executeScript("DEALLOCATE lookup") }
+            return try connection.query("EXPLAIN EXECUTE " + execute, []).map { try $0.text(0) }.joined(separator: "\n")
         }
     }
 
@@ -176,10 +182,7 @@ struct StorageTests {
             #expect(before.contains("q_order"), "the plan this test is about was not made: \(before)")
             try await database.write { try $0.execute("INSERT INTO q (c, h) SELECT 1, md5(g::text) FROM generate_series(1, 30000) g") }
             try await Task.sleep(for: PostgresConnection.replanInterval + .milliseconds(100))
-            let after = try await database.write { connection in
-                defer { try? connection.executeScript("DEALLOCATE lookup") }
-                return try connection.query("EXPLAIN EXECUTE lookup(1, 'a', 'b')").map { try $0.text(0) }.joined(separator: "\n")
-            }
+            let after = try await finalPlan(of: "lookup(1, 'a', 'b')", on: database)
             #expect(after.contains("q_c_h_key") && !after.contains("q_order"), "\(after)")
         }
     }
