@@ -58,8 +58,8 @@ die() {
     say "$*"
     exit 1
 }
-source "$root/scripts/lib/live-hubd.bash"
-source "$root/scripts/lib/stop-process.bash"
+# live-hubd.bash and stop-process.bash, and bench_postgres_url for BENCH_DATABASE=postgres.
+source "$root/scripts/lib/bench-server.bash"
 source "$root/scripts/lib/ensure-wrk.bash"
 source "$root/scripts/lib/process-cpu.bash"
 export no_proxy=127.0.0.1${no_proxy:+,$no_proxy} NO_PROXY=127.0.0.1${NO_PROXY:+,$NO_PROXY}
@@ -117,12 +117,8 @@ cat >"$work/plugins.json" <<JSON
 { "plugins": [ { "id": "localchain", "config": { "key_file": "$work/kek.key", "seal_tick_ms": 20, "max_pool_per_chain": 1000000 } } ] }
 JSON
 if [[ $backend == postgres ]]; then
-    # Its own folder under /tmp: the server runs as `postgres`, which cannot enter $work.
-    url=${HUB_BENCH_POSTGRES_URL:-}
-    if [[ -z $url ]]; then
-        pg_dir=$(mktemp -d "${TMPDIR:-/tmp}/hub-bench-localchain-pg.XXXXXX")
-        url=$(bash scripts/pg-throwaway.sh start "$pg_dir" "$(free_port)")
-    fi
+    bench_name=localchain
+    bench_postgres_url || die "BENCH_DATABASE=postgres needs a PostgreSQL server"
     serve_hubd "$work" "$work/plugins.json" "$url"
 else
     serve_sqlite_hubd "$work" "$work/plugins.json"
