@@ -44,10 +44,14 @@ extension HTTPResponse.Status {
     /// The status with its standard reason phrase (`Status(code:)` alone leaves the phrase empty,
     /// and a problem's `title` is that phrase).
     static func standard(_ code: Int) -> HTTPResponse.Status {
-        let known: [HTTPResponse.Status] = [
+        standardByCode[code] ?? HTTPResponse.Status(code: code)
+    }
+
+    /// Built once: every reply looks its status up here.
+    private static let standardByCode: [Int: HTTPResponse.Status] = Dictionary(
+        uniqueKeysWithValues: [
             .ok, .created, .accepted, .noContent, .badRequest, .unauthorized, .forbidden, .notFound, .methodNotAllowed, .conflict, .gone,
             .contentTooLarge, .unsupportedMediaType, .unprocessableContent, .tooManyRequests, .internalServerError, .serviceUnavailable,
-        ]
-        return known.first { $0.code == code } ?? HTTPResponse.Status(code: code)
-    }
+        ].map { (status: HTTPResponse.Status) in (status.code, status) }
+    )
 }
