@@ -44,5 +44,11 @@ enum SessionEvents {
         return NewEvent(type: type, source: source, subject: session.id, data: try json(data), time: time)
     }
 
+    /// A payer's lock or pay: the data is the session with the payer's lock, the step's answer
+    /// already encoded (the same JSON as ``Data`` with `session` and `lock`).
+    static func event(_ type: String, _ answered: ShareSteps.Answered, at time: LedgerTimestamp, source: String) -> NewEvent {
+        NewEvent(type: type, source: source, subject: answered.session.id, data: String(decoding: answered.reply.body, as: UTF8.self), time: time)
+    }
+
     private static func json(_ value: some Encodable) throws -> String { try EventJSON.text(value) }
 }

@@ -48,10 +48,6 @@ struct SessionService: Sendable {
         }
     }
 
-    /// How the HTTP layer answers a step's result, recorded with the request's
-    /// `Idempotency-Key` in the step's own unit of work.
-    typealias Answer<Value> = @Sendable (Value) throws -> HTTPReply
-
     struct NewSession: Sendable {
         var payee: UserID
         /// The payee's name as the request's principal carries it; read from identity when `nil`.
@@ -156,33 +152,28 @@ struct SessionService: Sendable {
     /// the lock stands returns the same lock. Batched with the other locks waiting for the same
     /// commit (``ShareSteps``).
     func lock(_ sessionID: String, payer: UserID) async throws -> (PaymentSession, SessionLock) {
-        try await step(lockStep, sessionID, payer: payer, answer: nil).value
+        try await step(lockStep, sessionID, payer: payer, answersRequest: false).value
     }
 
-    /// ``lock(_:payer:)`` for an HTTP request: `answer`'s reply, recorded with the request's
-    /// `Idempotency-Key` in the step's unit of work when there is one, and then not encoded again.
-    func lock(_ sessionID: String, payer: UserID, answer: @escaping Answer<(PaymentSession, SessionLock)>) async throws -> HTTPReply {
-        try await step(lockStep, sessionID, payer: payer, answer: answer).reply(answer)
+    /// ``lock(_:payer:)`` for the rail's HTTP request: the session with the lock, recorded with
+    /// the request's `Idempotency-Key` in the step's unit of work when there is one.
+    func lockReply(_ sessionID: String, payer: UserID) async throws -> HTTPReply {
+        try await step(lockStep, sessionID, payer: payer, answersRequest: true).reply
     }
 
     /// Posts the hold of `payer`'s lock: the share is paid, and the session when every share is.
     /// Batched with the other payments waiting for the same commit (``ShareSteps``).
     func pay(_ sessionID: String, payer: UserID) async throws -> (PaymentSession, SessionLock) {
-        try await step(payStep, sessionID, payer: payer, answer: nil).value
+        try await step(payStep, sessionID, payer: payer, answersRequest: false).value
     }
 
-    /// ``pay(_:payer:)`` for an HTTP request, answered as ``lock(_:payer:answer:)`` is.
-    func pay(_ sessionID: String, payer: UserID, answer: @escaping Answer<(PaymentSession, SessionLock)>) async throws -> HTTPReply {
-        try await step(payStep, sessionID, payer: payer, answer: answer).reply(answer)
+    /// ``pay(_:payer:)`` for the rail's HTTP request, answered as ``lockReply(_:payer:)`` is.
+    func payReply(_ sessionID: String, payer: UserID) async throws -> HTTPReply {
+        try await step(payStep, sessionID, payer: payer, answersRequest: true).reply
     }
 
-    private func step(
-        _ step: ShareSteps.Step,
-        _ sessionID: String,
-        payer: UserID,
-        answer: Answer<(PaymentSession, SessionLock)>?
-    ) async throws -> ShareSteps.Answered {
-        try await context.write(ShareSteps.Request(sessionID: sessionID, payer: payer, answer: answer), batchedIn: step).get()
+    private func step(_ step: ShareSteps.Step, _ sessionID: String, payer: UserID, answersRequest: Bool) async throws -> ShareSteps.Answered {
+        try await context.write(ShareSteps.Request(sessionID: sessionID, payer: payer, answersRequest: answersRequest), batchedIn: step).get()
     }
 
     // MARK: Cancel and rotate

@@ -154,7 +154,7 @@ struct SessionsController: Sendable {
 
     @Sendable func lock(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerWrite)
-        return try await service.lock(try context.parameters.require("id"), payer: principal.userID, answer: Self.sessionWithLock).response()
+        return try await service.lockReply(try context.parameters.require("id"), payer: principal.userID).response()
     }
 
     /// Pays the caller's locked share. The `Idempotency-Key` is required: the kernel's middleware
@@ -162,7 +162,7 @@ struct SessionsController: Sendable {
     @Sendable func pay(_ request: Request, context: HubRequestContext) async throws -> Response {
         let principal = try context.requireScope(.ledgerWrite)
         guard request.headers[.idempotencyKey] != nil else { throw Self.idempotencyKeyRequired }
-        return try await service.pay(try context.parameters.require("id"), payer: principal.userID, answer: Self.sessionWithLock).response()
+        return try await service.payReply(try context.parameters.require("id"), payer: principal.userID).response()
     }
 
     /// A header this route needs: an HTTP matter, so an HTTP problem (400) rather than a refusal.
@@ -171,9 +171,4 @@ struct SessionsController: Sendable {
         code: "idempotency_key_required",
         detail: "Paying needs an Idempotency-Key header, so a retry cannot pay twice."
     )
-
-    /// The answer to a lock or a pay: the session and the caller's lock.
-    @Sendable static func sessionWithLock(_ value: (PaymentSession, SessionLock)) throws -> HTTPReply {
-        try .json(SessionWithLockRepresentation(session: SessionRepresentation(value.0), lock: LockRepresentation(value.1)))
-    }
 }

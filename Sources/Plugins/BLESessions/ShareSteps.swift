@@ -49,29 +49,32 @@ enum ShareSteps {
     struct Request: Sendable {
         let sessionID: String
         let payer: UserID
-        /// The HTTP reply to record with the request's `Idempotency-Key` when the step is done.
-        let answer: SessionService.Answer<(PaymentSession, SessionLock)>?
+        /// Whether the step's ``Answered/reply`` is the request's HTTP answer, recorded with its
+        /// `Idempotency-Key` in the step's unit; `false` for a caller that answers in a shape of its
+        /// own (the Gotchu surface), whose reply the kernel's middleware records.
+        let answersRequest: Bool
     }
 
-    /// One member's step applied: the session and the payer's lock, or a refusal.
-    typealias Outcome = SessionService.Outcome<(PaymentSession, SessionLock)>
-    typealias Step = BatchedStep<Request, SessionService.Outcome<Answered>>
+    /// One member's step applied, or a refusal.
+    typealias Outcome = SessionService.Outcome<Answered>
+    typealias Step = BatchedStep<Request, Outcome>
 
-    /// A done step, with the reply made of it in the step's unit when the request's
-    /// `Idempotency-Key` was recorded with it: the HTTP handler then sends those bytes instead of
-    /// encoding the answer a second time.
+    /// A done step: the session and the payer's lock, and the HTTP answer made of them (the
+    /// session with the lock, ``SessionWithLockRepresentation``), encoded once on the writer's
+    /// thread. Its JSON is also the data of the step's event and the reply recorded with the
+    /// request's `Idempotency-Key`, so nothing encodes the two a second time.
     struct Answered: Sendable {
         let session: PaymentSession
         let lock: SessionLock
-        let recordedReply: HTTPReply?
+        let reply: HTTPReply
+
+        init(_ session: PaymentSession, _ lock: SessionLock) throws {
+            self.session = session
+            self.lock = lock
+            reply = try .json(SessionWithLockRepresentation(session: SessionRepresentation(session), lock: LockRepresentation(lock)))
+        }
 
         var value: (PaymentSession, SessionLock) { (session, lock) }
-
-        /// The reply recorded in the unit, or `answer`'s made now (a request without a key: the
-        /// writer's thread built nothing for it).
-        func reply(_ answer: SessionService.Answer<(PaymentSession, SessionLock)>) throws -> HTTPReply {
-            try recordedReply ?? answer(value)
-        }
     }
 
     static func lockStep(lockTTL: Int, source: String) -> Step {
@@ -136,12 +139,12 @@ enum ShareSteps {
     private static func run(
         _ members: [Step.Member],
         prepare: ([String: SessionWithLocks], [Step.Member]) throws -> (Int, inout SessionWithLocks, inout ShareWrites) throws -> Outcome
-    ) throws -> [SessionService.Outcome<Answered>] {
+    ) throws -> [Outcome] {
         guard let first = members.first else { return [] }
         var sessions = try SessionStore.sessionsForUpdateWithLocks(Set(members.map(\.request.sessionID)), on: first.unit.connection)
         let step = try prepare(sessions, members)
         var writes = ShareWrites()
-        var outcomes: [SessionService.Outcome<Answered>] = []
+        var outcomes: [Outcome] = []
         outcomes.reserveCapacity(members.count)
         for (index, member) in members.enumerated() {
             let outcome: Outcome
@@ -152,27 +155,20 @@ enum ShareSteps {
             } else {
                 outcome = .refused(SessionRefusal.notFound())
             }
-            outcomes.append(try answer(outcome, with: member.request.answer, on: member.unit))
+            if member.request.answersRequest { try record(outcome, on: member.unit) }
+            outcomes.append(outcome)
         }
         try writes.write(sessions, on: first.unit.connection)
         return outcomes
     }
 
-    /// Records the request's answer with its `Idempotency-Key`: the reply when the step is done
-    /// (built only when there is a key), the refusal's problem when it is refused (a refusal is
-    /// the request's final answer too).
-    private static func answer(
-        _ outcome: Outcome,
-        with answer: SessionService.Answer<(PaymentSession, SessionLock)>?,
-        on tx: UnitOfWork
-    ) throws -> SessionService.Outcome<Answered> {
+    /// Records the request's answer with its `Idempotency-Key`, when it has one: the reply when
+    /// the step is done (the bytes the handler then sends), the refusal's problem when it is
+    /// refused (a refusal is the request's final answer too).
+    private static func record(_ outcome: Outcome, on tx: UnitOfWork) throws {
         switch outcome {
-        case .done(let value):
-            let recorded = try answer.flatMap { answer in try tx.answer(answer(value)) }
-            return .done(Answered(session: value.0, lock: value.1, recordedReply: recorded))
-        case .refused(let refusal):
-            try tx.answer(Problem(refusal).reply)
-            return .refused(refusal)
+        case .done(let answered): try tx.answer(answered.reply)
+        case .refused(let refusal): try tx.answer(Problem(refusal).reply)
         }
     }
 
@@ -195,7 +191,7 @@ enum ShareSteps {
         if session.expiresAt <= now { return .refused(SessionRefusal.expired(session)) }
         guard payer != session.payeeID else { return .refused(SessionRefusal.cannotPaySelf()) }
         if let mine = state.locks.first(where: { $0.payerID == payer && $0.state == .held }) {
-            if mine.expiresAt > now { return .done((session, mine)) }
+            if mine.expiresAt > now { return .done(try Answered(session, mine)) }
             // Lapsed but not yet swept: release it here and take a fresh lock below.
             state.record(try SessionService.expire(mine, of: &state.session, at: now, on: tx, source: source))
         }
@@ -248,8 +244,9 @@ enum ShareSteps {
         state.session.heldShares += 1
         state.session.settleStatus()
         writes.changed(state.session)
-        try tx.append([SessionEvents.event(SessionEvents.locked, state.session, lock: lock, at: now, source: source)])
-        return .done((state.session, lock))
+        let answered = try Answered(state.session, lock)
+        try tx.append([SessionEvents.event(SessionEvents.locked, answered, at: now, source: source)])
+        return .done(answered)
     }
 
     // MARK: Pay
@@ -301,7 +298,8 @@ enum ShareSteps {
         state.session.settleStatus()
         if state.session.status == .paid { state.session.endedAt = now }
         writes.changed(state.session)
-        try tx.append([SessionEvents.event(SessionEvents.paid, state.session, lock: lock, at: now, source: source)])
-        return .done((state.session, lock))
+        let answered = try Answered(state.session, lock)
+        try tx.append([SessionEvents.event(SessionEvents.paid, answered, at: now, source: source)])
+        return .done(answered)
     }
 }

@@ -58,6 +58,10 @@ struct BLESessionFlowTests {
             #expect(try await api.wallet("payee") == (2_500, 0))
             #expect(try await api.paymentsToPayee() == 1)
             #expect(try await api.eventTypes() == ["ble.session.created", "ble.session.locked", "ble.session.paid"])
+            // A lock's and a pay's event carries exactly what the step answered.
+            let events = try await api.events()
+            #expect(NSDictionary(dictionary: try #require(events[1]["data"] as? [String: Any])).isEqual(to: locked.object))
+            #expect(NSDictionary(dictionary: try #require(events[2]["data"] as? [String: Any])).isEqual(to: paid.object))
 
             // The payer sees the session and their own lock; a stranger sees nothing.
             let asPayer = try await api.get("/sessions/\(id)", as: "alice")

@@ -100,9 +100,14 @@ public struct BLEAPI: Sendable {
 
     /// The types of the rail's events in order.
     public func eventTypes() async throws -> [String] {
+        try await events().compactMap { $0["type"] as? String }
+    }
+
+    /// The rail's events, oldest first, as the events API shows them.
+    public func events() async throws -> [[String: Any]] {
         let response = try await client.execute(uri: "/v1/events?type=ble.*&limit=1000", method: .get, headers: bearer("admin-1", "admin"))
         #expect(response.status == .ok)
-        return (try response.json()["data"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String }
+        return try response.json()["data"] as? [[String: Any]] ?? []
     }
 
     /// Ledger transfers posted into the payee's wallet by pays.
