@@ -180,6 +180,16 @@ struct GotchuCompatibilityTests {
             let direct = try await app.call(.post, "/wallet/send", token: payer, ["sid": small])
             #expect(direct.status == .ok, "\(direct.text)")
             #expect(direct.object["new_balance_cents"] as? Int == 4900)
+            // The same with an Idempotency-Key: the pay refused for want of a lock, which the send
+            // then takes, must leave the key to the send's own answer, which a retry replays.
+            let keyed = try #require(try await app.call(.post, "/sessions/create", token: payee, ["amount_cents": 100]).object["sid"] as? String)
+            let key: HTTPFields = [.idempotencyKey: "7F2C-DIRECT-1"]
+            let first = try await app.call(.post, "/wallet/send", token: payer, ["sid": keyed], headers: key)
+            #expect(first.status == .ok, "\(first.text)")
+            #expect(first.object["new_balance_cents"] as? Int == 4800)
+            let retried = try await app.call(.post, "/wallet/send", token: payer, ["sid": keyed], headers: key)
+            #expect(retried.status == .ok, "\(retried.text)")
+            #expect(retried.text == first.text)
             try await hub.ledger.expectVerified()
         }
     }
