@@ -18,11 +18,14 @@ public final class Database: Sendable {
     private let writer: DatabaseWorker
     private let readers: [DatabaseWorker]
     private let readerTurn = Atomic<Int>(0)
+    /// SQLite's: copies the log into the database file beside the writer.
+    private let checkpointer: SQLiteCheckpointer?
 
-    private init(url: DatabaseURL, writer: DatabaseWorker, readers: [DatabaseWorker]) {
+    private init(url: DatabaseURL, writer: DatabaseWorker, readers: [DatabaseWorker], checkpointer: SQLiteCheckpointer?) {
         self.url = url
         self.writer = writer
         self.readers = readers
+        self.checkpointer = checkpointer
     }
 
     /// Opens (and for SQLite, creates) the database.
@@ -32,6 +35,7 @@ public final class Database: Sendable {
     public static func open(_ url: DatabaseURL, readerCount: Int = 2) async throws -> Database {
         let open: @Sendable () throws -> any SQLConnection
         let openWriter: @Sendable () throws -> any SQLConnection
+        var checkpointer: SQLiteCheckpointer?
         switch url {
         case .sqlite(let path):
             let folder = (path as NSString).deletingLastPathComponent
@@ -42,22 +46,31 @@ public final class Database: Sendable {
                     throw DatabaseError(.connection, "cannot create the folder \(folder) for the SQLite database: \(error)")
                 }
             }
+            let walCheckpointer = try await SQLiteCheckpointer(path: path)
+            checkpointer = walCheckpointer
             open = { try SQLiteConnection(path: path) }
-            openWriter = open
+            openWriter = { try SQLiteConnection(path: path, checkpointer: walCheckpointer) }
         case .postgres(let uri):
             open = { try PostgresConnection(url: uri, role: .reader) }
             openWriter = { try PostgresConnection(url: uri, role: .writer) }
         }
-        let writer = try await DatabaseWorker(open: openWriter)
+        let writer: DatabaseWorker
+        do {
+            writer = try await DatabaseWorker(open: openWriter)
+        } catch {
+            await checkpointer?.close()
+            throw error
+        }
         var readers: [DatabaseWorker] = []
         do {
             for _ in 0..<max(1, readerCount) { readers.append(try await DatabaseWorker(open: open)) }
         } catch {
             for reader in readers { await reader.close() }
             await writer.close()
+            await checkpointer?.close()
             throw error
         }
-        return Database(url: url, writer: writer, readers: readers)
+        return Database(url: url, writer: writer, readers: readers, checkpointer: checkpointer)
     }
 
     /// Runs `body` in a write transaction on the writer connection: committed when it returns,
@@ -111,7 +124,11 @@ public final class Database: Sendable {
     public func close() async {
         for reader in readers { await reader.close() }
         await writer.close()
+        await checkpointer?.close()
     }
+
+    /// What SQLite's checkpointer did beside the writer so far (nothing on PostgreSQL).
+    var backgroundCheckpoints: SQLiteCheckpointer.Statistics { checkpointer?.done ?? .init() }
 
     private static func inTransaction<Result>(
         _ connection: any SQLConnection,

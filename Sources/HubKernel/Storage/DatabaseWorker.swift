@@ -30,6 +30,16 @@ final class DatabaseWorker: @unchecked Sendable {
         }
     }
 
+    /// Queues `body` on the worker's thread without waiting for it: for callers that may not
+    /// suspend (a C callback on another worker's thread). `body` gets nil when the worker is
+    /// closed or closing.
+    func submit(_ body: @escaping @Sendable ((any SQLConnection)?) -> Void) {
+        thread.submit { state in
+            guard case .active = state else { return body(nil) }
+            body(self.connection)
+        }
+    }
+
     /// Closes the connection on its own thread, then stops the thread.
     func close() async {
         _ = try? await thread.runIfActive { self.connection = nil }

@@ -9,6 +9,8 @@ final class SQLiteConnection: SQLConnection, TransactionStateHolding {
     let transactionState = TransactionState()
     private var handle: OpaquePointer?
     private var statements: [String: PreparedStatement] = [:]
+    /// The writer's: kept alive for the WAL hook, which holds it unretained.
+    private let checkpointPolicy: SQLiteCheckpointPolicy?
 
     /// A compiled statement and what is known of it once: which `$N` each parameter slot takes, and
     /// its result's column names. The hot path (a group of hundreds of keyed reads) then neither
@@ -20,7 +22,10 @@ final class SQLiteConnection: SQLConnection, TransactionStateHolding {
         let columns: SQLColumns
     }
 
-    init(path: String, busyTimeoutMilliseconds: Int32 = 30_000) throws {
+    /// - Parameter checkpointer: the writer's connection passes the database's checkpointer,
+    ///   which then copies the log into the database file instead of this connection's commits.
+    init(path: String, busyTimeoutMilliseconds: Int32 = 30_000, checkpointer: SQLiteCheckpointer? = nil) throws {
+        checkpointPolicy = checkpointer.map(SQLiteCheckpointPolicy.init)
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -41,9 +46,14 @@ final class SQLiteConnection: SQLConnection, TransactionStateHolding {
             PRAGMA cache_size=-65536;
             """
         )
+        if let checkpointPolicy {
+            // Replaces SQLite's automatic checkpoint (itself a WAL hook) with the checkpointer.
+            sqlite3_wal_hook(db, sqliteWALHook, Unmanaged.passUnretained(checkpointPolicy).toOpaque())
+        }
     }
 
     deinit {
+        if checkpointPolicy != nil { sqlite3_wal_hook(handle, nil, nil) }
         for (_, statement) in statements { sqlite3_finalize(statement.handle) }
         sqlite3_close_v2(handle)
     }
