@@ -1,8 +1,9 @@
 import Foundation
-import HubKernel
 import HubTestSupport
 import Logging
 import Testing
+
+@testable import HubKernel
 
 #if canImport(Glibc)
     import Glibc
@@ -31,11 +32,27 @@ struct LedgerCrashTests {
         await test.cleanup()
     }
 
-    func crashTwice(_ test: TestDatabase) async throws {
+    @Test("SIGKILL while the checkpointer copies SQLite's log into the database file loses no acknowledged transfer")
+    func killDuringCheckpoints() async throws {
+        let test = try await TestDatabase.make(.sqlite)
+        guard case .sqlite(let path) = test.url else { return }
+        // Killed once the log has passed the checkpoint threshold twice: the checkpointer has been
+        // asked to copy by then, and is likely at it.
+        let logBytes = 2 * SQLiteCheckpointer.backgroundFrames * (4_096 + 24)
+        do {
+            try await crashTwice(test) { ((try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0) >= logBytes }
+        } catch {
+            await test.cleanup()
+            throw error
+        }
+        await test.cleanup()
+    }
+
+    func crashTwice(_ test: TestDatabase, killWhen: @escaping @Sendable () -> Bool = { true }) async throws {
         var acknowledged: [TransferID] = []
         var unitIDs: [TransferID] = []
         for round in 1...2 {
-            let (acks, units) = try await runAndKillReporting(url: test.url, afterAcks: 400)
+            let (acks, units) = try await runAndKillReporting(url: test.url, afterAcks: 400, killWhen: killWhen)
             unitIDs += units
             #expect(acks.count >= 400, "round \(round)")
             acknowledged += acks
@@ -96,8 +113,13 @@ struct LedgerCrashTests {
         try await runAndKillReporting(url: url, afterAcks: afterAcks).all
     }
 
-    /// As above, with the ids acknowledged as units of work apart too.
-    func runAndKillReporting(url: DatabaseURL, afterAcks: Int) async throws -> (all: [TransferID], units: [TransferID]) {
+    /// As above, with the ids acknowledged as units of work apart too; the kill also waits for
+    /// `killWhen`.
+    func runAndKillReporting(
+        url: DatabaseURL,
+        afterAcks: Int,
+        killWhen: @escaping @Sendable () -> Bool = { true }
+    ) async throws -> (all: [TransferID], units: [TransferID]) {
         let child = try SpawnedChild.start(Self.writerPath, [urlText(url)])
         let handle = child.output
         let pid = child.pid
@@ -120,7 +142,7 @@ struct LedgerCrashTests {
                             units.append(id)
                         }
                     }
-                    if !killed && ids.count >= afterAcks {
+                    if !killed && ids.count >= afterAcks && killWhen() {
                         kill(pid, SIGKILL)
                         killed = true
                     }
