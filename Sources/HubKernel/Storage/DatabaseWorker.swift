@@ -31,8 +31,8 @@ final class DatabaseWorker: @unchecked Sendable {
     }
 
     /// Queues `body` on the worker's thread without waiting for it: for callers that may not
-    /// suspend (a C callback on another worker's thread). `body` gets nil when the worker is
-    /// closed or closing.
+    /// suspend (a C callback on another worker's thread). When the worker is closed or closing,
+    /// `body` runs at once on the caller's thread and gets nil.
     func submit(_ body: @escaping @Sendable ((any SQLConnection)?) -> Void) {
         thread.submit { state in
             guard case .active = state else { return body(nil) }

@@ -14,11 +14,14 @@ import Synchronization
 /// running beside a busy writer rarely does (the writer's own then has little left to copy).
 ///
 /// Durability does not depend on it: a commit is durable once its log frames are synced, before
-/// any checkpoint; a checkpoint lost in a crash is redone from the log when the database opens.
+/// any checkpoint copies them; after a crash the log is read again when the database opens, and a
+/// later checkpoint copies what the lost one did not.
 final class SQLiteCheckpointer: Sendable {
-    /// Log pages that start a checkpoint beside the writer (SQLite's own default threshold).
+    /// Log pages that start a checkpoint beside the writer (the threshold SQLite's automatic
+    /// checkpoint uses by default).
     static let backgroundFrames = 1_000
-    /// Log pages past which the writer checkpoints in its commit, as SQLite does by default.
+    /// Log pages past which the writer checkpoints in its own commit, as SQLite's automatic
+    /// checkpoint does at 1,000.
     static let inlineFrames = 8_000
 
     private let worker: DatabaseWorker
@@ -26,13 +29,17 @@ final class SQLiteCheckpointer: Sendable {
     private let scheduled = Atomic<Bool>(false)
     private let statistics = Mutex(Statistics())
 
-    /// What the checkpoints beside the writer did so far.
+    /// What was asked of the checkpointer and what it did, since the database opened.
     struct Statistics: Equatable {
-        /// Checkpoints run.
-        var checkpoints = 0
-        /// Log pages they copied into the database file (a page written to the log several times
-        /// counts each time).
-        var copiedFrames = 0
+        /// Checkpoints queued at the writer's request.
+        var requested = 0
+        /// Checkpoints that ran to the end (not busy, not failed).
+        var completed = 0
+        /// Checkpoints that failed or found the log busy; their pages wait for the next one.
+        var failed = 0
+        /// The most pages of the log a checkpoint found copied into the database file when it
+        /// finished (SQLite counts them from the log's beginning).
+        var mostCopied = 0
     }
 
     init(path: String) async throws {
@@ -45,17 +52,20 @@ final class SQLiteCheckpointer: Sendable {
     /// thread calls it from inside its commit.
     func request() {
         guard scheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        statistics.withLock { $0.requested += 1 }
         worker.submit { connection in
             defer { self.scheduled.store(false, ordering: .releasing) }
-            // A failed checkpoint loses nothing: the pages stay in the log, the next request or
-            // the writer's own checkpoint copies them, and an I/O error that matters fails the
-            // writer's next commit, where its caller sees it.
-            guard let connection, let row = try? connection.queryFirst("PRAGMA wal_checkpoint(PASSIVE)"),
-                let copied = try? row.int("checkpointed")
-            else { return }
+            guard let connection else { return }
+            // A failed or busy checkpoint loses nothing: the pages stay in the log, the next
+            // request or the writer's own checkpoint copies them, and an I/O error that matters
+            // fails the writer's next commit, where its caller sees it.
+            let row = try? connection.queryFirst("PRAGMA wal_checkpoint(PASSIVE)")
+            let busy = (try? row?.int("busy")) ?? 1
+            let copied = (try? row?.int("checkpointed")) ?? -1
             self.statistics.withLock { statistics in
-                statistics.checkpoints += 1
-                statistics.copiedFrames += Int(max(0, copied))
+                guard busy == 0, copied >= 0 else { return statistics.failed += 1 }
+                statistics.completed += 1
+                statistics.mostCopied = max(statistics.mostCopied, Int(copied))
             }
         }
     }

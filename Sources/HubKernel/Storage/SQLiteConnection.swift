@@ -53,7 +53,8 @@ final class SQLiteConnection: SQLConnection, TransactionStateHolding {
     }
 
     deinit {
-        if checkpointPolicy != nil { sqlite3_wal_hook(handle, nil, nil) }
+        // Not when opening failed: there is no handle, and this SQLite checks no null arguments.
+        if checkpointPolicy != nil, let handle { sqlite3_wal_hook(handle, nil, nil) }
         for (_, statement) in statements { sqlite3_finalize(statement.handle) }
         sqlite3_close_v2(handle)
     }
