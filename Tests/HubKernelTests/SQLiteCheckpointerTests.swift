@@ -45,7 +45,6 @@ struct SQLiteCheckpointerTests {
     func checkpointsBesideTheWriter() async throws {
         try await withDatabase(on: .sqlite) { database in
             guard case .sqlite(let path) = database.url else { return }
-            try await database.write { try $0.executeScript("CREATE TABLE checkpoint_pages (n INTEGER PRIMARY KEY, body BLOB NOT NULL)") }
             // About a log page a row: three times the bound in all, twenty rows a commit.
             let rowsPerCommit = 20
             let commits = 3 * SQLiteCheckpointer.inlineFrames / rowsPerCommit
@@ -53,12 +52,7 @@ struct SQLiteCheckpointerTests {
             // A log frame is a page and its 24-byte header.
             let frameBytes = Int(try #require(pageSize)) + 24
             var largestLog = 0
-            for commit in 0..<commits {
-                try await database.write { connection in
-                    for row in 0..<rowsPerCommit {
-                        try connection.execute("INSERT INTO checkpoint_pages (n, body) VALUES (\(commit * rowsPerCommit + row), randomblob(3000))")
-                    }
-                }
+            try await Self.writePages(database, commits: commits, rowsPerCommit: rowsPerCommit) {
                 let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
                 largestLog = max(largestLog, log)
             }
@@ -81,14 +75,7 @@ struct SQLiteCheckpointerTests {
         let rows = 2 * SQLiteCheckpointer.backgroundFrames
         do {
             let database = try await Database.open(test.url)
-            try await database.write { try $0.executeScript("CREATE TABLE checkpoint_pages (n INTEGER PRIMARY KEY, body BLOB NOT NULL)") }
-            for commit in 0..<(rows / 100) {
-                try await database.write { connection in
-                    for row in 0..<100 {
-                        try connection.execute("INSERT INTO checkpoint_pages (n, body) VALUES (\(commit * 100 + row), randomblob(3000))")
-                    }
-                }
-            }
+            try await Self.writePages(database, commits: rows / 100, rowsPerCommit: 100)
             #expect(database.backgroundCheckpoints.requested >= 1)
             await database.close()
             let reopened = try await Database.open(test.url)
@@ -102,5 +89,19 @@ struct SQLiteCheckpointerTests {
             throw error
         }
         await test.cleanup()
+    }
+
+    /// Creates `checkpoint_pages` and fills it with rows of about a page each, `rowsPerCommit` to
+    /// a commit, calling `afterEach` after every commit.
+    static func writePages(_ database: Database, commits: Int, rowsPerCommit: Int, afterEach: () -> Void = {}) async throws {
+        try await database.write { try $0.executeScript("CREATE TABLE checkpoint_pages (n INTEGER PRIMARY KEY, body BLOB NOT NULL)") }
+        for commit in 0..<commits {
+            try await database.write { connection in
+                for row in 0..<rowsPerCommit {
+                    try connection.execute("INSERT INTO checkpoint_pages (n, body) VALUES (\(commit * rowsPerCommit + row), randomblob(3000))")
+                }
+            }
+            afterEach()
+        }
     }
 }
