@@ -213,28 +213,31 @@ package enum LocalChainStore {
         )
     }
 
-    /// Those of `hashes` that are pending or sealed on the chain.
-    static func knownHashes(chainID: UInt64, among hashes: [String], on connection: any SQLConnection) throws -> Set<String> {
+    /// Those of `hashes` that are sealed on the chain. (Pending ones come with their senders'
+    /// state, ``admissionState(chainID:senders:on:)``.)
+    static func sealedHashes(chainID: UInt64, among hashes: [String], on connection: any SQLConnection) throws -> Set<String> {
         let chain = Int64(clamping: chainID)
-        var known = Set<String>()
-        for table: SQL in ["localchain_pool", "localchain_transactions"] {
-            for row in try connection.selectIn("SELECT hash FROM " + table + " WHERE chain_id = \(chain) AND hash", keys: hashes) {
-                known.insert(try row.text("hash"))
-            }
+        var sealed = Set<String>()
+        for row in try connection.selectIn("SELECT hash FROM localchain_transactions WHERE chain_id = \(chain) AND hash", keys: hashes) {
+            sealed.insert(try row.text("hash"))
         }
-        return known
+        return sealed
     }
 
     /// What each of `senders` has (sealed nonce and balance) and has pending (nonces and value),
     /// for ``PoolAdmission``; a sender with neither an account nor a pending transaction is absent.
+    /// With them, the hashes of the senders' pending transactions: a transaction's hash fixes its
+    /// signature and so its sender, so any of a batch's transactions already pending is among
+    /// them, and the batch's hashes need no lookup in the pool of their own.
     static func admissionState(
         chainID: UInt64,
         senders: [EthereumAddress],
         on connection: any SQLConnection
-    ) throws -> [EthereumAddress: PoolAdmission.Sender] {
+    ) throws -> (senders: [EthereumAddress: PoolAdmission.Sender], pendingHashes: Set<String>) {
         let chain = Int64(clamping: chainID)
         let addresses = senders.map(\.description)
         var state: [String: PoolAdmission.Sender] = [:]
+        var pendingHashes = Set<String>()
         for row in try connection.selectIn(
             "SELECT address, nonce, balance FROM localchain_accounts WHERE chain_id = \(chain) AND address",
             keys: addresses
@@ -244,15 +247,16 @@ package enum LocalChainStore {
             state[address, default: .init()].balance = try row.uint128("balance")
         }
         // Only the columns the rules need: the pending rows' raw bytes stay in the database.
-        for row in try connection.selectIn("SELECT sender, nonce, value FROM localchain_pool WHERE chain_id = \(chain) AND sender", keys: addresses) {
+        for row in try connection.selectIn("SELECT sender, nonce, value, hash FROM localchain_pool WHERE chain_id = \(chain) AND sender", keys: addresses) {
             let sender = try row.text("sender")
+            pendingHashes.insert(try row.text("hash"))
             state[sender, default: .init()].pendingNonces.insert(UInt64(try row.int("nonce")))
             let (sum, overflow) = state[sender, default: .init()].pendingValue.addingReportingOverflow(try row.uint128("value"))
             state[sender, default: .init()].pendingValue = overflow ? .max : sum
         }
         var bySender: [EthereumAddress: PoolAdmission.Sender] = [:]
         for sender in senders { bySender[sender] = state[sender.description] }
-        return bySender
+        return (bySender, pendingHashes)
     }
 
     /// Inserts accepted transactions, many to a statement where that saves round trips.

@@ -27,7 +27,7 @@ struct PoolAdmission {
     let chain: LocalChain
     let maxNonceGap: UInt64
     let maxPool: Int
-    /// Hashes already pending or sealed, and those admitted since.
+    /// Hashes already pending or sealed (at least those of the batch), and those admitted since.
     private(set) var known: Set<String>
     private(set) var senders: [EthereumAddress: Sender]
     private(set) var poolCount: Int

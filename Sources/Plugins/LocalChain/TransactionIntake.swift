@@ -190,11 +190,13 @@ struct TransactionIntake: Sendable {
         var senders: [EthereumAddress] = []
         var seen = Set<EthereumAddress>()
         for (candidate, _) in batch where seen.insert(candidate.transaction.sender).inserted { senders.append(candidate.transaction.sender) }
+        let state = try LocalChainStore.admissionState(chainID: chainID, senders: senders, on: connection)
         var admission = PoolAdmission(
             chain: chain,
             configuration: configuration,
-            known: try LocalChainStore.knownHashes(chainID: chainID, among: batch.map(\.candidate.transaction.hashHex), on: connection),
-            senders: try LocalChainStore.admissionState(chainID: chainID, senders: senders, on: connection),
+            known: try LocalChainStore.sealedHashes(chainID: chainID, among: batch.map(\.candidate.transaction.hashHex), on: connection)
+                .union(state.pendingHashes),
+            senders: state.senders,
             // A bound is enough while every candidate fits below the limit.
             poolCount: try LocalChainStore.poolSize(chainID: chainID, exactFrom: configuration.maxPoolPerChain - batch.count, on: connection)
         )
