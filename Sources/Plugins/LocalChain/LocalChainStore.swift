@@ -247,7 +247,10 @@ package enum LocalChainStore {
             state[address, default: .init()].balance = try row.uint128("balance")
         }
         // Only the columns the rules need: the pending rows' raw bytes stay in the database.
-        for row in try connection.selectIn("SELECT sender, nonce, value, hash FROM localchain_pool WHERE chain_id = \(chain) AND sender", keys: addresses) {
+        for row in try connection.selectIn(
+            "SELECT sender, nonce, value, hash FROM localchain_pool WHERE chain_id = \(chain) AND sender",
+            keys: addresses
+        ) {
             let sender = try row.text("sender")
             pendingHashes.insert(try row.text("hash"))
             state[sender, default: .init()].pendingNonces.insert(UInt64(try row.int("nonce")))
