@@ -12,7 +12,8 @@
 # Then, on the same hubd, one load tool (wrk, C) drives in turn (a) the rail's write steps alone
 # (create → lock → pay per connection, bench/ble-sessions/steps.lua; the unauthenticated resolve,
 # rate-limited per address, is left out) and (b) single ledger transfers (bench/http/transfers.lua),
-# so write steps/s compare with transfers/s under equal load: the ratio is issue #13's measure.
+# so write steps/s compare with transfers/s under equal load: the ratio is issue #13's measure. Both
+# phases run wrk with one thread per connection, the shape the steps' per-connection flow needs.
 # The CPU time hubd and PostgreSQL spend in each wrk phase is recorded per request too: with the
 # two cores saturated it moves less from run to run than the rates do.
 # Prints a table and writes bench/results/ble-sessions.json (or BENCH_RESULTS); fails on any error.
@@ -131,7 +132,10 @@ EOF
     say "[$backend] single transfers, wrk, 64 connections, ${seconds} s"
     python3 tools/contract/hubapi.py bench-setup "$base" "$token" BENCH 1000 1000000000000 >"$work/accounts-$backend.txt"
     cpu_single_before=$(cpu_ticks "$server_pid")
-    wrk --threads 2 --connections 64 --duration "${seconds}s" --timeout 10s --latency \
+    # The same wrk shape as the steps (a thread per connection): wrk shares the two cores with
+    # hubd, and 2 threads serving 64 connections cost it less CPU per request than 64 threads do,
+    # which would weigh the ratio against the steps by the client's cost, not the hub's.
+    wrk --threads "$workers" --connections "$workers" --duration "${seconds}s" --timeout 10s --latency \
         --script bench/http/transfers.lua "$base" -- "$work/accounts-$backend.txt" "$token" BENCH 1 >"$work/wrk-single-$backend.txt"
     cpu_single_after=$(cpu_ticks "$server_pid")
     python3 - "$results" "$work/wrk-steps-$backend.txt" "$work/steps-received-$backend.txt" "$work/wrk-single-$backend.txt" "$workers" \
