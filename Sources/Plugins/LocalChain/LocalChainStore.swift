@@ -91,10 +91,17 @@ package enum LocalChainStore {
     }
 
     /// Chains with transactions pending whose next block is due at `nowMs`.
+    ///
+    /// Whether a chain has any pending is its first pool entry in hash order: only the
+    /// `(chain_id, hash)` index yields that order, so the check reads a few index pages whatever
+    /// the pool's statistics say. An `EXISTS` let PostgreSQL plan a scan of the whole pool (or of
+    /// the chain's entries from the oldest, which sealing has just deleted) on every sealer tick:
+    /// about 470 pages and 4 ms a tick under batched sends, against 11–24 pages now.
     static func dueChains(nowMs: Int64, on connection: any SQLConnection) throws -> [UInt64] {
         try connection.query(
             "SELECT c.chain_id FROM localchain_chains c WHERE c.upstream IS NULL AND c.status <> 'paused' AND c.head_time_ms + c.block_interval_ms <= \(nowMs) "
-                + "AND EXISTS (SELECT 1 FROM localchain_pool p WHERE p.chain_id = c.chain_id) ORDER BY c.chain_id"
+                + "AND (SELECT p.hash FROM localchain_pool p WHERE p.chain_id = c.chain_id ORDER BY p.hash LIMIT 1) IS NOT NULL "
+                + "ORDER BY c.chain_id"
         ).map { UInt64(try $0.int("chain_id")) }
     }
 
