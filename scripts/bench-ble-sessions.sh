@@ -14,7 +14,7 @@
 # rate-limited per address, is left out) and (b) single ledger transfers (bench/http/transfers.lua),
 # so write steps/s compare with transfers/s under equal load: the ratio is issue #13's measure. Both
 # phases run wrk with one thread per connection, the shape the steps' per-connection flow needs.
-# The CPU time hubd and PostgreSQL spend in each wrk phase is recorded per request too: with the
+# The CPU time hubd, PostgreSQL and wrk itself spend in each wrk phase is recorded per request too: with the
 # two cores saturated it moves less from run to run than the rates do.
 # Prints a table and writes bench/results/ble-sessions.json (or BENCH_RESULTS); fails on any error.
 # Each row records the machine's load average before and after its run: the machine may be shared.
@@ -84,6 +84,17 @@ cpu_ticks() {
     echo "$(process_cpu_ticks "$1") $postgres_ticks"
 }
 
+# timed_wrk TIMES_FILE WRK_ARGS...: runs wrk and writes the CPU time it used to TIMES_FILE, as
+# bash's `times` prints it: the subshell's own line, then its children's (wrk), "XmY.YYYs XmZ.ZZZs".
+timed_wrk() {
+    local times_file=$1
+    shift
+    (
+        wrk "$@"
+        times >"$times_file" # (not piped: a pipe's `times` would run in a shell with no children)
+    )
+}
+
 # run_backend NAME DATABASE_URL: one hubd, its setup through the API, the flows; appends to $results.
 run_backend() {
     local backend=$1 database=$2 port base password token output status load_before load_after
@@ -125,7 +136,7 @@ EOF
     "$venv/bin/python" bench/ble-sessions/flows.py setup "$base" "$token" "$work/tokens-$backend.txt" --asset STEP \
         --workers "$workers" --payees "$payees" >"$work/steps-setup-$backend.json" || die "[$backend] setup of the write steps failed"
     cpu_steps_before=$(cpu_ticks "$server_pid")
-    wrk --threads "$workers" --connections "$workers" --duration "${seconds}s" --timeout 10s --latency \
+    timed_wrk "$work/wrk-steps-times-$backend.txt" --threads "$workers" --connections "$workers" --duration "${seconds}s" --timeout 10s --latency \
         --script bench/ble-sessions/steps.lua "$base" -- "$work/tokens-$backend.txt" STEP 2500 >"$work/wrk-steps-$backend.txt"
     cpu_steps_after=$(cpu_ticks "$server_pid")
     "$venv/bin/python" bench/ble-sessions/flows.py received "$base" "$token" "$work/steps-setup-$backend.json" >"$work/steps-received-$backend.txt"
@@ -135,18 +146,25 @@ EOF
     # The same wrk shape as the steps (a thread per connection): wrk shares the two cores with
     # hubd, and 2 threads serving 64 connections cost it less CPU per request than 64 threads do,
     # which would weigh the ratio against the steps by the client's cost, not the hub's.
-    wrk --threads "$workers" --connections "$workers" --duration "${seconds}s" --timeout 10s --latency \
+    timed_wrk "$work/wrk-single-times-$backend.txt" --threads "$workers" --connections "$workers" --duration "${seconds}s" --timeout 10s --latency \
         --script bench/http/transfers.lua "$base" -- "$work/accounts-$backend.txt" "$token" BENCH 1 >"$work/wrk-single-$backend.txt"
     cpu_single_after=$(cpu_ticks "$server_pid")
     python3 - "$results" "$work/wrk-steps-$backend.txt" "$work/steps-received-$backend.txt" "$work/wrk-single-$backend.txt" "$workers" \
-        "$cpu_steps_before" "$cpu_steps_after" "$cpu_single_before" "$cpu_single_after" <<'EOF'
-import json, os, sys
+        "$cpu_steps_before" "$cpu_steps_after" "$cpu_single_before" "$cpu_single_after" \
+        "$work/wrk-steps-times-$backend.txt" "$work/wrk-single-times-$backend.txt" <<'EOF'
+import json, os, re, sys
 results_path, steps_path, received_path, single_path, workers = sys.argv[1:6]
 tick = 1 / os.sysconf("SC_CLK_TCK")
 cpu_steps_before, cpu_steps_after, cpu_single_before, cpu_single_after = ([int(x) * tick for x in a.split()] for a in sys.argv[6:10])
-def cpu_ms_each(before, after, count):
-    """CPU milliseconds per request of hubd and of PostgreSQL during one wrk phase."""
-    return {"hubd": round(1000 * (after[0] - before[0]) / count, 3), "postgres": round(1000 * (after[1] - before[1]) / count, 3)}
+def wrk_seconds(path):
+    """wrk's CPU seconds (user + system): the children's line bash's `times` printed after it."""
+    children = open(path).read().strip().splitlines()[-1]
+    return sum(int(m) * 60 + float(sec) for m, sec in re.findall(r"(\d+)m([\d.]+)s", children))
+wrk_steps_seconds, wrk_single_seconds = wrk_seconds(sys.argv[10]), wrk_seconds(sys.argv[11])
+def cpu_ms_each(before, after, wrk, count):
+    """CPU milliseconds per request of hubd, of PostgreSQL and of the client (wrk) during one wrk phase."""
+    return {"hubd": round(1000 * (after[0] - before[0]) / count, 3), "postgres": round(1000 * (after[1] - before[1]) / count, 3),
+            "wrk": round(1000 * wrk / count, 3)}
 def bench_json(path):
     line = next(l for l in open(path) if l.startswith("BENCH_JSON "))
     return json.loads(line[len("BENCH_JSON "):])
@@ -159,9 +177,9 @@ single_per_sec = (single["requests"] - single["refused_transfers"]) / (single["d
 # wrk stops with requests in flight: a pay the hub committed may have no counted answer.
 received_ok = 2500 * steps["flows"] <= received <= 2500 * (steps["flows"] + int(workers))
 row["write_steps"] = dict(steps, steps_per_sec=round(steps_per_sec, 1), payees_received=str(received), payees_received_ok=received_ok,
-                         cpu_ms_per_step=cpu_ms_each(cpu_steps_before, cpu_steps_after, steps["steps"]))
+                         cpu_ms_per_step=cpu_ms_each(cpu_steps_before, cpu_steps_after, wrk_steps_seconds, steps["steps"]))
 row["single_transfers"] = dict(single, transfers_per_sec=round(single_per_sec, 1),
-                               cpu_ms_per_transfer=cpu_ms_each(cpu_single_before, cpu_single_after, single["requests"]))
+                               cpu_ms_per_transfer=cpu_ms_each(cpu_single_before, cpu_single_after, wrk_single_seconds, single["requests"]))
 row["write_steps_per_single_transfer"] = round(steps_per_sec / single_per_sec, 3)
 rows[-1] = row
 open(results_path, "w").write("".join(json.dumps(r) + "\n" for r in rows))
@@ -206,7 +224,7 @@ for r in rows:
           f" ratio {r['write_steps_per_single_transfer']:.2f}")
     cs, ct = w["cpu_ms_per_step"], r["single_transfers"]["cpu_ms_per_transfer"]
     print(f"  CPU ms per write step: hubd {cs['hubd']:.3f}, PostgreSQL {cs['postgres']:.3f}; per single transfer: hubd {ct['hubd']:.3f},"
-          f" PostgreSQL {ct['postgres']:.3f}")
+          f" PostgreSQL {ct['postgres']:.3f}; wrk per step {cs['wrk']:.3f}, per transfer {ct['wrk']:.3f}")
     print(f"  load average (1, 5, 15 min) before: {r['load_average_before']}, after: {r['load_average_after']} (2 cores)")
     if not r["payees_received_ok"]:
         print(f"  the payees received {r['payees_received']}, not 2500 x {r['completed_flows_including_warmup']}")
